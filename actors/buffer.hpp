@@ -1,0 +1,67 @@
+/// The memory of one shard on one device, seen from above the device floor. Device actors create
+/// and own the concrete kinds (host memory for CPU devices, HBM for CUDA devices); arrays hold
+/// reference-counted handles and shard futures resolve to them.
+#pragma once
+
+#include "actors/dtype.hpp"
+#include "actors/future.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace am {
+
+/// A shape: one extent per dimension, row-major.
+using shape_t = std::vector<std::int64_t>;
+
+/// Number of elements of a shape (1 for a scalar).
+std::int64_t element_count(const shape_t& shape) noexcept;
+
+/// An immutable-once-produced block of device memory holding `element_count(shape)` elements.
+class buffer {
+public:
+  /// Records the layout; the memory itself belongs to the concrete kind.
+  buffer(am::dtype type, shape_t shape, int device_id)
+    : type_(type), shape_(std::move(shape)), device_id_(device_id) {}
+
+  virtual ~buffer() = default;
+
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+
+  /// Element type.
+  am::dtype dtype() const noexcept { return type_; }
+
+  /// Extents of the shard.
+  const shape_t& shape() const noexcept { return shape_; }
+
+  /// The global id of the device that owns the memory.
+  int device_id() const noexcept { return device_id_; }
+
+  /// Number of elements.
+  std::int64_t size() const noexcept { return element_count(shape_); }
+
+  /// Number of bytes.
+  std::size_t byte_size() const noexcept { return static_cast<std::size_t>(size()) * size_of(type_); }
+
+  /// Start of the memory: a host pointer for CPU devices, a device pointer for CUDA devices.
+  virtual void* data() noexcept = 0;
+
+  /// True when `data()` can be read by the host CPU directly.
+  virtual bool host_accessible() const noexcept = 0;
+
+private:
+  am::dtype type_;
+  shape_t shape_;
+  int device_id_;
+};
+
+/// Shared handle to a buffer; the memory returns to its device when the last handle goes.
+using buffer_ref = std::shared_ptr<buffer>;
+
+/// A shard as the caller sees it: resolved by the owning device actor once the call producing it ran.
+using shard_future = future<buffer_ref>;
+
+} // namespace am

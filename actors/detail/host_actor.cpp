@@ -1,0 +1,50 @@
+#include "actors/detail/host_actor.hpp"
+
+#include "actors/detail/log.hpp"
+#include "actors/lane.hpp"
+#include "actors/detail/messages.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <unordered_map>
+
+namespace am::detail {
+
+namespace {
+
+/// Runs the tasks of one caller, one after the other, on its own thread.
+caf::behavior lane_worker(caf::event_based_actor*) {
+  return {[](host_call& call) { call.task(); }};
+}
+
+struct host_state {
+  in_order_admission<host_call> admission;
+  std::unordered_map<caller_id, caf::actor> lanes;
+  static inline const char* name = "am.host";
+};
+
+caf::behavior host_behavior(caf::stateful_actor<host_state>* self) {
+  return {
+    [self](host_call& call) {
+      auto header = call.header;
+      self->state.admission.offer(header, std::move(call), [self](host_call& ready) {
+        auto& lane = self->state.lanes[ready.header.caller];
+        if (!lane) {
+          lane = self->spawn<caf::detached + caf::linked>(lane_worker);
+          log(log_level::debug, "host: new lane for caller {}", ready.header.caller);
+        }
+        self->send(lane, std::move(ready));
+      });
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_host_actor(caf::actor_system& system) {
+  return system.spawn(host_behavior);
+}
+
+} // namespace am::detail

@@ -1,0 +1,14 @@
+/// The host actor: runs host-side tasks (colocated calls, process services) in per-caller lanes.
+/// Calls of one caller run in the order issued; calls of different callers run concurrently, each
+/// lane on its own detached worker. Internal to the runtime.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+namespace am::detail {
+
+/// Spawns the host actor. Its lane workers are linked to it and stop with it.
+caf::actor spawn_host_actor(caf::actor_system& system);
+
+} // namespace am::detail

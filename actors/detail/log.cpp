@@ -1,0 +1,60 @@
+#include "actors/detail/log.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+namespace am::detail {
+
+namespace {
+
+log_level level_from_environment() noexcept {
+  log_level level = log_level::warning;
+  if (const char* env = std::getenv("AM_LOG"))
+    parse_log_level(env, level);
+  return level;
+}
+
+std::atomic<log_level>& active_level() noexcept {
+  static std::atomic<log_level> level{level_from_environment()};
+  return level;
+}
+
+} // namespace
+
+bool parse_log_level(std::string_view text, log_level& out) noexcept {
+  static constexpr std::pair<std::string_view, log_level> names[] = {
+    {"off", log_level::off},     {"error", log_level::error}, {"warning", log_level::warning},
+    {"warn", log_level::warning}, {"info", log_level::info},  {"debug", log_level::debug},
+    {"trace", log_level::trace},
+  };
+  for (auto& [name, level] : names)
+    if (text == name) {
+      out = level;
+      return true;
+    }
+  return false;
+}
+
+log_level current_log_level() noexcept {
+  return active_level().load(std::memory_order_relaxed);
+}
+
+void set_log_level(log_level level) noexcept {
+  active_level().store(level, std::memory_order_relaxed);
+}
+
+void write_log_line(log_level level, std::string_view text) {
+  static constexpr const char* tags[] = {"", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"};
+  static std::mutex mutex;
+  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch()).count();
+  std::lock_guard<std::mutex> guard(mutex);
+  std::fprintf(stderr, "[actormesh %s %lld.%06lld] %.*s\n", tags[static_cast<int>(level)],
+               static_cast<long long>(now / 1000000), static_cast<long long>(now % 1000000),
+               static_cast<int>(text.size()), text.data());
+}
+
+} // namespace am::detail

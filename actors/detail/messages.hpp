@@ -1,0 +1,63 @@
+/// The messages of the lanes: what user threads send to device actors and to the host actor.
+/// Internal: users go through the runtime's functions, never through these types.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/future.hpp"
+#include "actors/lane.hpp"
+#include "actors/program.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <variant>
+#include <vector>
+
+namespace am::detail {
+
+/// Run a program over input shards; resolve one promise per program output.
+struct program_call {
+  std::shared_ptr<const program> code;
+  std::vector<shard_future> inputs;
+  std::vector<promise<buffer_ref>> outputs;
+};
+
+/// Copy host bytes into a new buffer on the device.
+struct upload_call {
+  std::shared_ptr<const std::vector<std::byte>> bytes;
+  value_type type;
+  promise<buffer_ref> output;
+};
+
+/// Copy a buffer's bytes back to the host, ordered after the calls before it on the device.
+struct fetch_call {
+  shard_future input;
+  promise<std::vector<std::byte>> output;
+};
+
+/// The body of a device lane message.
+using device_work = std::variant<program_call, upload_call, fetch_call>;
+
+/// A message to a device actor: who called, in which order, and what to do.
+struct device_call {
+  call_header header;
+  device_work work;
+};
+
+/// A message to the host actor: a task run in its caller's lane. The task resolves its own promise
+/// (the typed wrapper is built on the caller side) and must not throw.
+struct host_call {
+  call_header header;
+  std::function<void()> task;
+};
+
+/// Sent by a device actor to itself when an input it waits for (from another device) is ready.
+using resume_atom = caf::atom_constant<caf::atom("resume")>;
+
+} // namespace am::detail
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_call)

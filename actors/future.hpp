@@ -1,0 +1,274 @@
+/// Futures resolved from the actor side: a user thread waits on a shared slot that a device or host
+/// actor fills, so a blocking call costs no scoped_actor (DESIGN.md section 1).
+#pragma once
+
+#include "actors/errors.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace am {
+
+namespace detail {
+
+/// The part of a future's shared state that does not depend on the value type: readiness, the
+/// error, waiting and completion callbacks.
+class future_state_base {
+public:
+  /// True once a value or an error has been stored.
+  bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
+
+  /// Waits until ready: spins briefly (the common case for short device calls), then blocks.
+  void wait() const {
+    if (spin_until_ready())
+      return;
+    waiters_.fetch_add(1, std::memory_order_seq_cst);
+    std::unique_lock<std::mutex> guard(mutex_);
+    cv_.wait(guard, [this] { return ready(); });
+    waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  /// Waits at most `timeout`; returns whether the state became ready.
+  template <class Rep, class Period>
+  bool wait_for(std::chrono::duration<Rep, Period> timeout) const {
+    if (spin_until_ready())
+      return true;
+    waiters_.fetch_add(1, std::memory_order_seq_cst);
+    std::unique_lock<std::mutex> guard(mutex_);
+    bool ok = cv_.wait_for(guard, timeout, [this] { return ready(); });
+    waiters_.fetch_sub(1, std::memory_order_relaxed);
+    return ok;
+  }
+
+  /// Runs `callback` once the state is ready: at once on this thread when it already is, else on
+  /// the thread that resolves it. Callbacks must be short and must not block.
+  void on_ready(std::function<void()> callback) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (!ready()) {
+        callbacks_.push_back(std::move(callback));
+        return;
+      }
+    }
+    callback();
+  }
+
+  /// Rethrows the stored error, if any.
+  void rethrow_if_error() const {
+    if (error_)
+      std::rethrow_exception(error_);
+  }
+
+  /// The stored error (null when the state holds a value or is not ready).
+  std::exception_ptr error() const noexcept { return ready() ? error_ : nullptr; }
+
+  /// Stores an error and wakes waiters. Returns false when the state was already resolved.
+  bool set_error(std::exception_ptr e) {
+    return resolve([&] { error_ = std::move(e); });
+  }
+
+protected:
+  /// Runs `store` under the lock unless already resolved, then publishes and wakes everyone.
+  template <class Store>
+  bool resolve(Store&& store) {
+    std::vector<std::function<void()>> callbacks;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (resolved_)
+        return false;
+      resolved_ = true;
+      store();
+      ready_.store(true, std::memory_order_seq_cst);
+      callbacks.swap(callbacks_);
+    }
+    if (waiters_.load(std::memory_order_seq_cst) > 0)
+      cv_.notify_all();
+    for (auto& f : callbacks)
+      f();
+    return true;
+  }
+
+private:
+  /// Spins for a few microseconds; a device actor usually answers within that time.
+  bool spin_until_ready() const {
+    constexpr int spins = 4000;
+    for (int i = 0; i < spins; ++i) {
+      if (ready())
+        return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    return ready();
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable cv_;
+  mutable std::atomic<int> waiters_{0};
+  std::atomic<bool> ready_{false};
+  bool resolved_ = false;
+  std::exception_ptr error_;
+  std::vector<std::function<void()>> callbacks_;
+};
+
+/// Shared state holding a value of type T.
+template <class T>
+class future_state : public future_state_base {
+public:
+  /// Stores the value and wakes waiters. Returns false when already resolved.
+  bool set_value(T value) {
+    return resolve([&] { value_.emplace(std::move(value)); });
+  }
+
+  /// The value; only valid once ready and without error.
+  const T& value() const {
+    rethrow_if_error();
+    return *value_;
+  }
+
+private:
+  std::optional<T> value_;
+};
+
+/// Shared state of a future<void>.
+template <>
+class future_state<void> : public future_state_base {
+public:
+  /// Marks the state done and wakes waiters. Returns false when already resolved.
+  bool set_value() {
+    return resolve([] {});
+  }
+
+  /// Throws the stored error, if any.
+  void value() const { rethrow_if_error(); }
+};
+
+} // namespace detail
+
+/// A value that an actor will provide. Copies share the state (like std::shared_future).
+///
+/// `get()` blocks; `get(timeout)` throws am::timeout_error when the value does not come in time.
+template <class T>
+class future {
+public:
+  using state_ptr = std::shared_ptr<detail::future_state<T>>;
+
+  /// An invalid future (no state).
+  future() = default;
+
+  /// Wraps a state; used by promise.
+  explicit future(state_ptr state) : state_(std::move(state)) {}
+
+  /// True when the future has a state.
+  bool valid() const noexcept { return state_ != nullptr; }
+
+  /// True when the value or an error is there.
+  bool ready() const { return state().ready(); }
+
+  /// Blocks until the value or an error is there.
+  void wait() const { state().wait(); }
+
+  /// Blocks at most `timeout`; returns whether the result is there.
+  template <class Rep, class Period>
+  bool wait_for(std::chrono::duration<Rep, Period> timeout) const {
+    return state().wait_for(timeout);
+  }
+
+  /// Blocks, then returns the value or rethrows the error.
+  decltype(auto) get() const {
+    wait();
+    return state().value();
+  }
+
+  /// Like get(), but throws am::timeout_error after `timeout`.
+  template <class Rep, class Period>
+  decltype(auto) get(std::chrono::duration<Rep, Period> timeout) const {
+    if (!wait_for(timeout))
+      throw timeout_error("Timed out after " + std::to_string(
+                            std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count())
+                          + " ms waiting for a result");
+    return state().value();
+  }
+
+  /// Runs `callback` when ready (at once if it already is). Must not block.
+  void on_ready(std::function<void()> callback) const { state().on_ready(std::move(callback)); }
+
+  /// The shared state, for the runtime.
+  const state_ptr& shared_state() const noexcept { return state_; }
+
+private:
+  detail::future_state<T>& state() const {
+    if (!state_)
+      throw runtime_error("Use of an invalid (default-constructed) future");
+    return *state_;
+  }
+
+  state_ptr state_;
+};
+
+namespace detail {
+
+/// Shared by every copy of one promise: when the last copy goes without resolving the state (a
+/// message dropped because its actor stopped), waiters get an error instead of hanging.
+template <class T>
+struct promise_keeper {
+  std::shared_ptr<future_state<T>> state;
+
+  explicit promise_keeper(std::shared_ptr<future_state<T>> s) : state(std::move(s)) {}
+  promise_keeper(const promise_keeper&) = delete;
+  promise_keeper& operator=(const promise_keeper&) = delete;
+
+  ~promise_keeper() {
+    if (!state->ready())
+      state->set_error(std::make_exception_ptr(runtime_error(
+        "The call was dropped before it produced a result: the runtime stopped or its actor is gone")));
+  }
+};
+
+} // namespace detail
+
+/// The writing end of a future: an actor resolves it exactly once. Copies share the state; when
+/// every copy is gone without a result, the future fails with am::runtime_error (a broken promise).
+template <class T>
+class promise {
+public:
+  /// Creates a fresh shared state.
+  promise()
+    : keeper_(std::make_shared<detail::promise_keeper<T>>(
+        std::make_shared<detail::future_state<T>>())),
+      state_(keeper_->state) {}
+
+  /// The future reading this promise.
+  future<T> get_future() const { return future<T>(state_); }
+
+  /// Stores the value. Returns false when already resolved.
+  template <class... Args>
+  bool set_value(Args&&... args) const {
+    return state_->set_value(std::forward<Args>(args)...);
+  }
+
+  /// Stores an error. Returns false when already resolved.
+  bool set_error(std::exception_ptr e) const { return state_->set_error(std::move(e)); }
+
+private:
+  std::shared_ptr<detail::promise_keeper<T>> keeper_;
+  std::shared_ptr<detail::future_state<T>> state_;
+};
+
+/// Waits for every future in `fs`; with a timeout, throws am::timeout_error when one is late.
+template <class T>
+void wait_all(const std::vector<future<T>>& fs) {
+  for (auto& f : fs)
+    f.wait();
+}
+
+} // namespace am

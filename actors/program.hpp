@@ -1,0 +1,119 @@
+/// The per-shard program (DESIGN.md section 5): a small typed dataflow graph over one shard's
+/// buffers. Every operation on arrays becomes one; eager use sends one-operation programs, jit sends
+/// traced ones. Programs are immutable once built and travel in lane messages by shared pointer.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/dtype.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace am {
+
+/// What one instruction computes.
+enum class opcode : std::uint8_t {
+  parameter, ///< input buffer number `index`
+  constant,  ///< every element = `scalar`
+  iota,      ///< element i (row-major) = i
+  convert,   ///< operand 0 converted to the result dtype
+  neg,       ///< -x
+  abs,       ///< |x|
+  add,       ///< x + y
+  subtract,  ///< x - y
+  multiply,  ///< x * y
+  divide,    ///< x / y (integer division truncates; division by zero gives 0 for integers)
+  maximum,   ///< max(x, y)
+  minimum,   ///< min(x, y)
+};
+
+/// Lower-case name of an opcode, as printed in program listings.
+std::string_view opcode_name(opcode op) noexcept;
+
+/// Number of operands an opcode takes.
+int operand_count(opcode op) noexcept;
+
+/// The type of a value in a program.
+struct value_type {
+  am::dtype dtype = am::dtype::float32;
+  shape_t shape;
+
+  friend bool operator==(const value_type&, const value_type&) = default;
+};
+
+/// One instruction: result type, operands (indices of earlier instructions) and attributes.
+struct instruction {
+  opcode op = opcode::constant;
+  value_type type;
+  std::vector<std::int32_t> operands;
+  double scalar = 0;    ///< the value of a constant
+  std::int64_t index = 0; ///< the input number of a parameter
+};
+
+/// A program: instructions in dependency order (SSA) and the instructions whose values it returns.
+struct program {
+  std::string name;
+  std::vector<instruction> code;
+  std::vector<std::int32_t> outputs;
+
+  /// Number of parameters (inputs) the program reads.
+  int parameter_count() const noexcept;
+
+  /// Types of the inputs, by input number.
+  std::vector<value_type> input_types() const;
+
+  /// Types of the outputs, in order.
+  std::vector<value_type> output_types() const;
+};
+
+/// Checks a program's structure (operand order and count, parameter numbering, matching shapes and
+/// dtypes of elementwise operands); throws am::value_error naming the first bad instruction.
+void validate(const program& p);
+
+/// A readable listing, one instruction a line (`%2 = add f32[4,4] %0, %1`).
+std::string to_string(const program& p);
+
+/// Builds programs one instruction at a time; every method returns the new value's index.
+class program_builder {
+public:
+  /// Starts a program with a name used in listings and errors.
+  explicit program_builder(std::string name);
+
+  /// The next input, of the given type.
+  std::int32_t parameter(value_type type);
+
+  /// A value whose every element is `value`.
+  std::int32_t constant(double value, value_type type);
+
+  /// The row-major element index, as `type`.
+  std::int32_t iota(value_type type);
+
+  /// `x` converted to `to`.
+  std::int32_t convert(std::int32_t x, am::dtype to);
+
+  /// A one-operand elementwise operation.
+  std::int32_t unary(opcode op, std::int32_t x);
+
+  /// A two-operand elementwise operation; both operands have the same type.
+  std::int32_t binary(opcode op, std::int32_t x, std::int32_t y);
+
+  /// Marks a value as an output of the program.
+  void output(std::int32_t value);
+
+  /// The type of a value built so far.
+  const value_type& type_of(std::int32_t value) const;
+
+  /// Validates and returns the finished program.
+  std::shared_ptr<const program> build();
+
+private:
+  std::int32_t push(instruction ins);
+
+  program program_;
+  int parameters_ = 0;
+};
+
+} // namespace am

@@ -1,0 +1,28 @@
+# `cmake --install` puts the headers, the library, the tool and a package config, so that an outside
+# project does find_package(actormesh) and links actormesh::actormesh.
+include(CMakePackageConfigHelpers)
+
+set_target_properties(actormesh PROPERTIES EXPORT_NAME actormesh)
+install(TARGETS actormesh EXPORT actormeshTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS actormesh_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# Headers keep their floor folders: <actormesh.hpp> includes "actors/...", "devices/...".
+foreach(_floor actors devices sharding)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE)
+endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/actormesh.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh)
+install(FILES ${PROJECT_BINARY_DIR}/generated/actormesh/build_config.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actormesh)
+
+set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/actormesh)
+install(EXPORT actormeshTargets NAMESPACE actormesh:: DESTINATION ${_cmake_dir})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/actormeshConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/actormeshConfig.cmake INSTALL_DESTINATION ${_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/actormeshConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/actormeshConfig.cmake ${PROJECT_BINARY_DIR}/actormeshConfigVersion.cmake
+        DESTINATION ${_cmake_dir})

@@ -1,0 +1,15 @@
+# Sanitizer builds, chosen with -DAM_SANITIZE=address|thread (see doc/testing.md).
+if(AM_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(AM_SANITIZE STREQUAL "thread")
+  # Debian's CAF is not built with TSan; point CAF_ROOT at a TSan build (tools/build-caf-tsan.sh).
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+  if(NOT CAF_ROOT AND NOT DEFINED ENV{CAF_ROOT})
+    message(WARNING "AM_SANITIZE=thread without CAF_ROOT: Debian's CAF is not instrumented and TSan will "
+                    "report false races inside it. Build one with tools/build-caf-tsan.sh.")
+  endif()
+elseif(NOT AM_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "AM_SANITIZE must be '', 'address' or 'thread', not '${AM_SANITIZE}'")
+endif()

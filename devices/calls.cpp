@@ -1,0 +1,60 @@
+#include "devices/calls.hpp"
+
+#include "actors/lane.hpp"
+#include "actors/detail/messages.hpp"
+#include "devices/detail/runtime_impl.hpp"
+
+#include <caf/send.hpp>
+
+namespace am {
+
+namespace {
+
+/// Numbers a piece of work in this thread's lane to the device and sends it.
+void send_to_device(const device& d, detail::device_work work) {
+  auto rt = detail::current_runtime();
+  auto& ep = rt->endpoint(d.id);
+  caf::anon_send(ep.actor, detail::device_call{next_call_header(ep.lane_key), std::move(work)});
+}
+
+} // namespace
+
+std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> p,
+                                  std::vector<shard_future> inputs) {
+  if (!p)
+    throw value_error("execute: no program");
+  detail::program_call call{std::move(p), std::move(inputs), {}};
+  std::vector<shard_future> results;
+  call.outputs.resize(call.code->outputs.size());
+  results.reserve(call.outputs.size());
+  for (auto& out : call.outputs)
+    results.push_back(out.get_future());
+  send_to_device(d, std::move(call));
+  return results;
+}
+
+shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type) {
+  promise<buffer_ref> out;
+  auto result = out.get_future();
+  auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
+  send_to_device(d, detail::upload_call{std::move(shared), std::move(type), std::move(out)});
+  return result;
+}
+
+future<std::vector<std::byte>> fetch(const device& d, shard_future shard) {
+  promise<std::vector<std::byte>> out;
+  auto result = out.get_future();
+  send_to_device(d, detail::fetch_call{std::move(shard), std::move(out)});
+  return result;
+}
+
+namespace detail {
+
+void submit_host_task(std::function<void()> task) {
+  auto rt = current_runtime();
+  caf::anon_send(rt->host(), host_call{next_call_header(rt->host_lane_key()), std::move(task)});
+}
+
+} // namespace detail
+
+} // namespace am

@@ -1,0 +1,58 @@
+/// Calls into the lanes: the one path through which array operations, colocated calls and
+/// collectives reach the actors. Each call returns at once with futures; the actor resolves them.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/device_info.hpp"
+#include "actors/future.hpp"
+#include "actors/program.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace am {
+
+/// Runs `p` on device `d` after every call this thread sent to `d` before; one future per output.
+/// Inputs may come from other devices: the device waits for them without blocking its mailbox
+/// order for other callers' calls already ahead.
+std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> p,
+                                  std::vector<shard_future> inputs);
+
+/// Copies host bytes into a new buffer of `type` on device `d`.
+shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type);
+
+/// Copies a shard, once produced, back to the host; ordered after this thread's earlier calls to `d`.
+future<std::vector<std::byte>> fetch(const device& d, shard_future shard);
+
+namespace detail {
+/// Sends a task to the host actor in this thread's lane.
+void submit_host_task(std::function<void()> task);
+} // namespace detail
+
+/// Runs `f` on the host actor in this thread's lane: calls from one thread run in the order issued,
+/// calls from different threads run concurrently. The result (or exception) arrives in the future.
+template <class F>
+auto host_call(F&& f) -> future<std::invoke_result_t<std::decay_t<F>>> {
+  using R = std::invoke_result_t<std::decay_t<F>>;
+  promise<R> p;
+  auto result = p.get_future();
+  detail::submit_host_task([p, fn = std::forward<F>(f)]() mutable {
+    try {
+      if constexpr (std::is_void_v<R>) {
+        fn();
+        p.set_value();
+      } else {
+        p.set_value(fn());
+      }
+    } catch (...) {
+      p.set_error(std::current_exception());
+    }
+  });
+  return result;
+}
+
+} // namespace am

@@ -1,0 +1,147 @@
+#include "devices/detail/device_actor.hpp"
+
+#include "actors/detail/log.hpp"
+#include "actors/lane.hpp"
+
+#include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <deque>
+
+namespace am::detail {
+
+namespace {
+
+/// Calls `f` on every input shard of a piece of work.
+template <class F>
+void for_each_input(device_work& work, F&& f) {
+  if (auto* p = std::get_if<program_call>(&work))
+    for (auto& in : p->inputs)
+      f(in);
+  else if (auto* fc = std::get_if<fetch_call>(&work))
+    f(fc->input);
+}
+
+/// Stores `error` in every output of a piece of work.
+void fail_outputs(device_work& work, const std::exception_ptr& error) {
+  std::visit(
+    [&](auto& call) {
+      using T = std::decay_t<decltype(call)>;
+      if constexpr (std::is_same_v<T, program_call>) {
+        for (auto& out : call.outputs)
+          out.set_error(error);
+      } else {
+        call.output.set_error(error);
+      }
+    },
+    work);
+}
+
+/// The first input that is not ready yet, or null.
+const shard_future* first_pending_input(device_work& work) {
+  const shard_future* pending = nullptr;
+  for_each_input(work, [&](shard_future& in) {
+    if (!pending && !in.ready())
+      pending = &in;
+  });
+  return pending;
+}
+
+struct device_state {
+  device dev;
+  std::unique_ptr<device_executor> executor;
+  in_order_admission<device_work> admission;
+  /// Admitted work held back (in order) because its first item waits for an input from elsewhere.
+  std::deque<device_work> stalled;
+  static inline const char* name = "am.device";
+};
+
+using device_actor = caf::stateful_actor<device_state>;
+
+void execute(device_state& st, device_work& work) {
+  std::exception_ptr input_error;
+  for_each_input(work, [&](shard_future& in) {
+    if (!input_error)
+      input_error = in.shared_state()->error();
+  });
+  if (input_error) {
+    fail_outputs(work, input_error);
+    return;
+  }
+  try {
+    std::visit(
+      [&](auto& call) {
+        using T = std::decay_t<decltype(call)>;
+        if constexpr (std::is_same_v<T, program_call>)
+          st.executor->run_program(call);
+        else if constexpr (std::is_same_v<T, upload_call>)
+          st.executor->upload(call);
+        else
+          st.executor->fetch(call);
+      },
+      work);
+  } catch (...) {
+    fail_outputs(work, std::current_exception());
+  }
+}
+
+/// Asks to be woken (by a resume message) when the first stalled item's pending input resolves.
+void arm_resume(device_actor* self) {
+  auto* pending = first_pending_input(self->state.stalled.front());
+  caf::actor_addr me = self->address();
+  pending->on_ready([me] {
+    if (auto hdl = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(hdl, resume_atom::value);
+  });
+}
+
+/// Runs stalled work from the front for as long as its inputs are ready.
+void drain(device_actor* self) {
+  auto& st = self->state;
+  while (!st.stalled.empty()) {
+    if (first_pending_input(st.stalled.front()) != nullptr) {
+      arm_resume(self);
+      return;
+    }
+    auto work = std::move(st.stalled.front());
+    st.stalled.pop_front();
+    execute(st, work);
+  }
+}
+
+caf::behavior device_behavior(device_actor* self, device dev,
+                              std::shared_ptr<std::unique_ptr<device_executor>> executor) {
+  self->state.dev = dev;
+  self->state.executor = std::move(*executor);
+  return {
+    [self](device_call& call) {
+      auto header = call.header;
+      self->state.admission.offer(header, std::move(call.work), [self](device_work& work) {
+        auto& st = self->state;
+        if (st.stalled.empty() && first_pending_input(work) == nullptr) {
+          execute(st, work);
+          return;
+        }
+        st.stalled.push_back(std::move(work));
+        if (st.stalled.size() == 1)
+          drain(self);
+      });
+    },
+    [self](resume_atom) { drain(self); },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_device_actor(caf::actor_system& system, const device& dev,
+                              std::unique_ptr<device_executor> executor) {
+  // CAF copies spawn arguments, so the move-only executor travels in a shared holder.
+  auto holder = std::make_shared<std::unique_ptr<device_executor>>(std::move(executor));
+  log(log_level::debug, "spawning device actor for {}", to_string(dev));
+  return system.spawn<caf::detached>(device_behavior, dev, holder);
+}
+
+} // namespace am::detail

@@ -1,0 +1,36 @@
+/// The device actor: one per local device, detached (its own thread), running one total order of
+/// calls that respects every caller's order. What a call does on the hardware is the executor's job
+/// (CPU or CUDA); ordering, waiting for inputs from other devices and error routing live here.
+#pragma once
+
+#include "actors/device_info.hpp"
+#include "actors/detail/messages.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <memory>
+
+namespace am::detail {
+
+/// Executes device work on one kind of hardware. Called on the device actor's thread only, with
+/// every input shard ready and free of errors. Throwing fails the call's outputs with that error.
+class device_executor {
+public:
+  virtual ~device_executor() = default;
+
+  /// Runs a program; must resolve every output promise (possibly later, from a completion callback).
+  virtual void run_program(program_call& call) = 0;
+
+  /// Copies host bytes into a new device buffer and resolves the output.
+  virtual void upload(upload_call& call) = 0;
+
+  /// Copies a buffer back to the host and resolves the output.
+  virtual void fetch(fetch_call& call) = 0;
+};
+
+/// Spawns a detached device actor for `dev` driving `executor`.
+caf::actor spawn_device_actor(caf::actor_system& system, const device& dev,
+                              std::unique_ptr<device_executor> executor);
+
+} // namespace am::detail

@@ -1,0 +1,71 @@
+/// Internal state of a running runtime: the CAF actor system, the device actors by global id, the
+/// host actor, and the lane keys their callers number calls against.
+#pragma once
+
+#include "actors/device_info.hpp"
+#include "devices/discovery.hpp"
+#include "devices/options.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace am::detail {
+
+/// A device actor with the key its lane is numbered against.
+struct device_endpoint {
+  device dev;
+  caf::actor actor;
+  std::uint64_t lane_key = 0;
+};
+
+/// Everything a running runtime owns.
+class runtime_impl {
+public:
+  /// Starts the actor system, spawns the device actors and the host actor.
+  explicit runtime_impl(resolved_options opts);
+
+  /// Stops all actors and waits for them.
+  ~runtime_impl();
+
+  /// Sends every actor an exit message; the destructor waits for them.
+  void shut_down();
+
+  const resolved_options& config() const noexcept { return options_; }
+  const gpu_report& gpus() const noexcept { return gpus_; }
+  const std::vector<device_endpoint>& endpoints() const noexcept { return endpoints_; }
+  const caf::actor& host() const noexcept { return host_; }
+  std::uint64_t host_lane_key() const noexcept { return host_lane_key_; }
+  caf::actor_system& system() noexcept { return *system_; }
+
+  /// The endpoint of a device id; throws am::value_error for an unknown id.
+  const device_endpoint& endpoint(int device_id) const;
+
+  /// Every device, CPU first, by id.
+  std::vector<device> all_devices() const;
+
+  /// The default platform: cuda when GPUs are in use, else cpu.
+  platform default_platform() const noexcept;
+
+private:
+  resolved_options options_;
+  gpu_report gpus_;
+  caf::actor_system_config caf_config_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::vector<device_endpoint> endpoints_;
+  caf::actor host_;
+  std::uint64_t host_lane_key_ = 0;
+  bool shut_down_ = false;
+};
+
+/// The current runtime; throws am::runtime_error when none is running.
+std::shared_ptr<runtime_impl> current_runtime();
+
+/// Makes `impl` current (or clears it with null); throws when another one is current.
+void set_current_runtime(std::shared_ptr<runtime_impl> impl);
+
+} // namespace am::detail
