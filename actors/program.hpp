@@ -5,6 +5,7 @@
 
 #include "actors/buffer.hpp"
 #include "actors/dtype.hpp"
+#include "actors/opcode.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -13,28 +14,6 @@
 #include <vector>
 
 namespace am {
-
-/// What one instruction computes.
-enum class opcode : std::uint8_t {
-  parameter, ///< input buffer number `index`
-  constant,  ///< every element = `scalar`
-  iota,      ///< element i (row-major) = i
-  convert,   ///< operand 0 converted to the result dtype
-  neg,       ///< -x
-  abs,       ///< |x|
-  add,       ///< x + y
-  subtract,  ///< x - y
-  multiply,  ///< x * y
-  divide,    ///< x / y (integer division truncates; division by zero gives 0 for integers)
-  maximum,   ///< max(x, y)
-  minimum,   ///< min(x, y)
-};
-
-/// Lower-case name of an opcode, as printed in program listings.
-std::string_view opcode_name(opcode op) noexcept;
-
-/// Number of operands an opcode takes.
-int operand_count(opcode op) noexcept;
 
 /// The type of a value in a program.
 struct value_type {

@@ -57,6 +57,9 @@ struct host_call {
 /// Sent by a device actor to itself when an input it waits for (from another device) is ready.
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
 
+/// Sent to a device actor when asynchronous work (a CUDA stream) behind a token has finished.
+using completed_atom = caf::atom_constant<caf::atom("completed")>;
+
 } // namespace am::detail
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_call)

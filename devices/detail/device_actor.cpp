@@ -116,6 +116,11 @@ caf::behavior device_behavior(device_actor* self, device dev,
                               std::shared_ptr<std::unique_ptr<device_executor>> executor) {
   self->state.dev = dev;
   self->state.executor = std::move(*executor);
+  caf::actor_addr me = self->address();
+  self->state.executor->set_completion_notifier([me](std::uint64_t token) {
+    if (auto hdl = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(hdl, completed_atom::value, token);
+  });
   return {
     [self](device_call& call) {
       auto header = call.header;
@@ -131,6 +136,7 @@ caf::behavior device_behavior(device_actor* self, device dev,
       });
     },
     [self](resume_atom) { drain(self); },
+    [self](completed_atom, std::uint64_t token) { self->state.executor->complete(token); },
   };
 }
 

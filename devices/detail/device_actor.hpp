@@ -9,6 +9,8 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace am::detail {
@@ -27,6 +29,16 @@ public:
 
   /// Copies a buffer back to the host and resolves the output.
   virtual void fetch(fetch_call& call) = 0;
+
+  /// Work that finishes asynchronously (a CUDA stream) calls `notify(token)` from any thread that
+  /// makes no CUDA calls; the device actor then calls `complete(token)` on its own thread.
+  using completion_notifier = std::function<void(std::uint64_t token)>;
+
+  /// Receives the notifier once, before any work.
+  virtual void set_completion_notifier(completion_notifier) {}
+
+  /// Finishes the asynchronous work behind `token` (resolves promises, releases buffers).
+  virtual void complete(std::uint64_t /*token*/) {}
 };
 
 /// Spawns a detached device actor for `dev` driving `executor`.

@@ -1,0 +1,14 @@
+/// The CUDA device: a device actor with one stream whose executor runs programs as kernels.
+#pragma once
+
+#include "actors/device_info.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+namespace am::detail {
+
+/// Spawns the detached device actor of CUDA device `dev` (`dev.local_ordinal` is the CUDA ordinal).
+caf::actor spawn_cuda_device(caf::actor_system& system, const device& dev);
+
+} // namespace am::detail
