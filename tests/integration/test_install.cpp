@@ -1,0 +1,33 @@
+// `cmake --install` then an outside project that does find_package(actormesh) and links
+// actormesh::actormesh, built and run against the install tree.
+#include "support/process.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using am::testing::run_command;
+
+TEST_CASE("an outside CMake project builds and runs against the install tree", "[integration][install]") {
+  namespace fs = std::filesystem;
+  auto work = fs::path(AM_BINARY_DIR) / "consumer-test";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  auto prefix = (work / "prefix").string();
+  auto install = run_command("cmake --install " + std::string(AM_BINARY_DIR) + " --prefix " + prefix);
+  INFO(install.output);
+  REQUIRE(install.status == 0);
+  CHECK(fs::exists(fs::path(prefix) / "include/actormesh/actormesh.hpp"));
+  CHECK(fs::exists(fs::path(prefix) / "bin/actormesh"));
+  auto configure = run_command("cmake -S " + std::string(AM_SOURCE_DIR) + "/tests/consumer -B "
+                               + (work / "build").string() + " -DCMAKE_PREFIX_PATH=" + prefix);
+  INFO(configure.output);
+  REQUIRE(configure.status == 0);
+  auto build = run_command("cmake --build " + (work / "build").string());
+  INFO(build.output);
+  REQUIRE(build.status == 0);
+  auto run = run_command((work / "build/consumer").string());
+  INFO(run.output);
+  CHECK(run.status == 0);
+  CHECK_THAT(run.output, Catch::Contains("3 devices, last CpuDevice(id=2), result 10 11 12 13"));
+}

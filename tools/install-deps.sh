@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what actormesh needs from Debian's packages, only when something is missing (run as root
+# on Debian 12). CUDA and NCCL come with the machine image when present; the build works without.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libcaf-dev libssl-dev    # the actor framework (core, io, openssl)
+  libboost-dev             # Boost.Asio / Boost.Interprocess headers
+  libfmt-dev               # logging and formatting
+  catch2                   # the test suite (Catch2 v2)
+  libcli11-dev             # the actormesh command-line tool
+  libsleef-dev             # vectorized math for the CPU kernels
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
