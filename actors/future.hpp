@@ -76,6 +76,16 @@ public:
     return resolve([&] { error_ = std::move(e); });
   }
 
+  /// Counts a promise copy that may still resolve this state.
+  void add_writer() noexcept { writers_.fetch_add(1, std::memory_order_relaxed); }
+
+  /// Forgets a promise copy; the last one to go fails the state if nothing resolved it.
+  void drop_writer() {
+    if (writers_.fetch_sub(1, std::memory_order_acq_rel) == 1 && !ready())
+      set_error(std::make_exception_ptr(runtime_error(
+        "The call was dropped before it produced a result: the runtime stopped or its actor is gone")));
+  }
+
 protected:
   /// Runs `store` under the lock unless already resolved, then publishes and wakes everyone.
   template <class Store>
@@ -115,6 +125,7 @@ private:
   mutable std::condition_variable cv_;
   mutable std::atomic<int> waiters_{0};
   std::atomic<bool> ready_{false};
+  std::atomic<int> writers_{0};
   bool resolved_ = false;
   std::exception_ptr error_;
   std::vector<std::function<void()>> callbacks_;
@@ -215,37 +226,31 @@ private:
   state_ptr state_;
 };
 
-namespace detail {
-
-/// Shared by every copy of one promise: when the last copy goes without resolving the state (a
-/// message dropped because its actor stopped), waiters get an error instead of hanging.
-template <class T>
-struct promise_keeper {
-  std::shared_ptr<future_state<T>> state;
-
-  explicit promise_keeper(std::shared_ptr<future_state<T>> s) : state(std::move(s)) {}
-  promise_keeper(const promise_keeper&) = delete;
-  promise_keeper& operator=(const promise_keeper&) = delete;
-
-  ~promise_keeper() {
-    if (!state->ready())
-      state->set_error(std::make_exception_ptr(runtime_error(
-        "The call was dropped before it produced a result: the runtime stopped or its actor is gone")));
-  }
-};
-
-} // namespace detail
-
 /// The writing end of a future: an actor resolves it exactly once. Copies share the state; when
-/// every copy is gone without a result, the future fails with am::runtime_error (a broken promise).
+/// every copy is gone without a result, the future fails with am::runtime_error (a broken promise:
+/// a message dropped because its actor stopped must not leave its caller waiting forever).
 template <class T>
 class promise {
 public:
   /// Creates a fresh shared state.
-  promise()
-    : keeper_(std::make_shared<detail::promise_keeper<T>>(
-        std::make_shared<detail::future_state<T>>())),
-      state_(keeper_->state) {}
+  promise() : state_(std::make_shared<detail::future_state<T>>()) { state_->add_writer(); }
+
+  promise(const promise& other) : state_(other.state_) {
+    if (state_)
+      state_->add_writer();
+  }
+
+  promise(promise&& other) noexcept = default;
+
+  promise& operator=(promise other) noexcept {
+    std::swap(state_, other.state_);
+    return *this;
+  }
+
+  ~promise() {
+    if (state_)
+      state_->drop_writer();
+  }
 
   /// The future reading this promise.
   future<T> get_future() const { return future<T>(state_); }
@@ -260,7 +265,6 @@ public:
   bool set_error(std::exception_ptr e) const { return state_->set_error(std::move(e)); }
 
 private:
-  std::shared_ptr<detail::promise_keeper<T>> keeper_;
   std::shared_ptr<detail::future_state<T>> state_;
 };
 

@@ -68,14 +68,18 @@ void elementwise(const instruction& ins, const std::vector<buffer_ref>& values, 
 }
 
 void check_inputs(const program& p, const std::vector<buffer_ref>& inputs) {
-  auto expected = p.input_types();
-  if (expected.size() != inputs.size())
-    throw value_error("Program '" + p.name + "' takes " + std::to_string(expected.size())
-                      + " inputs, got " + std::to_string(inputs.size()));
-  for (std::size_t k = 0; k < inputs.size(); ++k)
-    if (inputs[k]->dtype() != expected[k].dtype || inputs[k]->shape() != expected[k].shape)
-      throw value_error("Program '" + p.name + "': input " + std::to_string(k) + " has the wrong "
-                        + "type (expected " + std::string(name(expected[k].dtype)) + ")");
+  auto parameters = static_cast<std::size_t>(p.parameter_count());
+  if (parameters != inputs.size())
+    throw value_error("Program '" + p.name + "' takes " + std::to_string(parameters) + " inputs, got "
+                      + std::to_string(inputs.size()));
+  for (auto& ins : p.code) {
+    if (ins.op != opcode::parameter)
+      continue;
+    auto& in = inputs[static_cast<std::size_t>(ins.index)];
+    if (in->dtype() != ins.type.dtype || in->shape() != ins.type.shape)
+      throw value_error("Program '" + p.name + "': input " + std::to_string(ins.index) + " has the "
+                        + "wrong type (expected " + std::string(name(ins.type.dtype)) + ")");
+  }
 }
 
 } // namespace
