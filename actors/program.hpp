@@ -23,13 +23,15 @@ struct value_type {
   friend bool operator==(const value_type&, const value_type&) = default;
 };
 
-/// One instruction: result type, operands (indices of earlier instructions) and attributes.
+/// One instruction: result type, operands (indices of earlier instructions) and attributes, whose
+/// meaning per opcode is given in actors/opcode.hpp.
 struct instruction {
   opcode op = opcode::constant;
   value_type type;
   std::vector<std::int32_t> operands;
-  double scalar = 0;    ///< the value of a constant
-  std::int64_t index = 0; ///< the input number of a parameter
+  double scalar = 0;              ///< the value of a constant
+  std::int64_t index = 0;         ///< the input number of a parameter; the axis of a concatenate
+  std::vector<std::int64_t> attrs; ///< dims, permutations, slice bounds, random-generator settings
 };
 
 /// A program: instructions in dependency order (SSA) and the instructions whose values it returns.
@@ -73,11 +75,41 @@ public:
   /// `x` converted to `to`.
   std::int32_t convert(std::int32_t x, am::dtype to);
 
-  /// A one-operand elementwise operation.
+  /// A one-operand elementwise operation (not convert: see `convert`).
   std::int32_t unary(opcode op, std::int32_t x);
 
-  /// A two-operand elementwise operation; both operands have the same type.
+  /// A two-operand elementwise operation on operands of one type; comparisons give bool.
   std::int32_t binary(opcode op, std::int32_t x, std::int32_t y);
+
+  /// `pred ? on_true : on_false`, elementwise; `pred` is bool.
+  std::int32_t select(std::int32_t pred, std::int32_t on_true, std::int32_t on_false);
+
+  /// `x` broadcast to `shape`; operand dim i becomes result dim `dims[i]`.
+  std::int32_t broadcast_in_dim(std::int32_t x, shape_t shape, std::vector<std::int64_t> dims);
+
+  /// `x` with the same elements in a new shape.
+  std::int32_t reshape(std::int32_t x, shape_t shape);
+
+  /// `x` with its dims permuted: result dim i is operand dim `permutation[i]`.
+  std::int32_t transpose(std::int32_t x, std::vector<std::int64_t> permutation);
+
+  /// The block [starts, limits) of `x`.
+  std::int32_t slice(std::int32_t x, const std::vector<std::int64_t>& starts,
+                     const std::vector<std::int64_t>& limits);
+
+  /// The operands joined along `axis`.
+  std::int32_t concatenate(const std::vector<std::int32_t>& xs, std::int64_t axis);
+
+  /// reduce_sum / reduce_max / reduce_min of `x` over `axes`.
+  std::int32_t reduce(opcode op, std::int32_t x, std::vector<std::int64_t> axes);
+
+  /// The matrix product of 2-D `x` and `y`.
+  std::int32_t dot(std::int32_t x, std::int32_t y);
+
+  /// random_uniform / random_normal values for the block of a global array of `global_shape` that
+  /// starts at `offsets` and has the shape of `type`.
+  std::int32_t random(opcode op, value_type type, std::uint64_t key, const shape_t& global_shape,
+                      const std::vector<std::int64_t>& offsets);
 
   /// Marks a value as an output of the program.
   void output(std::int32_t value);
