@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   CLI::App app{"actormesh: actor-model runtime for sharded arrays"};
   app.require_subcommand(1);
   am::tools::add_info_command(app);
+  am::tools::add_visualize_command(app);
+  am::tools::add_shards_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

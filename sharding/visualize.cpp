@@ -1,0 +1,281 @@
+#include "sharding/visualize.hpp"
+
+#include "actors/errors.hpp"
+#include "sharding/detail/py_format.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <utility>
+
+namespace am {
+
+namespace {
+
+using detail::py_floordiv;
+using detail::py_mod;
+
+// One table cell as JAX builds it: a label inside a rich Padding(top, right, bottom, left).
+struct cell {
+  std::string label;
+  std::int64_t top = 0, right = 0, bottom = 0, left = 0;
+
+  std::int64_t natural_width() const { return left + static_cast<std::int64_t>(label.size()) + right; }
+
+  // rich's Padding.__rich_measure__ maximum at `width` available.
+  std::int64_t measure(std::int64_t width) const {
+    if (width - (left + right) < 1)
+      return width;
+    return std::min(natural_width(), width);
+  }
+};
+
+// rich's ratio_reduce: take `total` away from `values` in proportion to `ratios`, at most
+// `maximums[i]` from slot i.
+std::vector<std::int64_t> ratio_reduce(std::int64_t total, std::vector<std::int64_t> ratios,
+                                       const std::vector<std::int64_t>& maximums,
+                                       const std::vector<std::int64_t>& values) {
+  for (std::size_t i = 0; i < ratios.size(); ++i)
+    if (maximums[i] == 0)
+      ratios[i] = 0;
+  std::int64_t total_ratio = std::accumulate(ratios.begin(), ratios.end(), std::int64_t{0});
+  if (total_ratio == 0)
+    return values;
+  std::int64_t remaining = total;
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (ratios[i] != 0 && total_ratio > 0) {
+      const auto share = detail::py_round(static_cast<double>(ratios[i] * remaining) / static_cast<double>(total_ratio));
+      const auto distributed = std::min(maximums[i], share);
+      out.push_back(values[i] - distributed);
+      remaining -= distributed;
+      total_ratio -= ratios[i];
+    } else {
+      out.push_back(values[i]);
+    }
+  }
+  return out;
+}
+
+std::int64_t sum(const std::vector<std::int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), std::int64_t{0});
+}
+
+// rich's Table._collapse_widths (every column may wrap) followed by its last resort, an even cut.
+std::vector<std::int64_t> fit_widths(std::vector<std::int64_t> widths, std::int64_t max_width) {
+  std::int64_t total = sum(widths);
+  std::int64_t excess = total - max_width;
+  while (total != 0 && excess > 0) {
+    const auto max_column = *std::max_element(widths.begin(), widths.end());
+    std::int64_t second = 0;
+    for (auto w : widths)
+      if (w != max_column)
+        second = std::max(second, w);
+    const auto difference = max_column - second;
+    if (difference == 0)
+      break;
+    std::vector<std::int64_t> ratios;
+    for (auto w : widths)
+      ratios.push_back(w == max_column ? 1 : 0);
+    const std::vector<std::int64_t> max_reduce(widths.size(), std::min(excess, difference));
+    widths = ratio_reduce(excess, ratios, max_reduce, widths);
+    total = sum(widths);
+    excess = total - max_width;
+  }
+  if (sum(widths) > max_width)
+    widths = ratio_reduce(sum(widths) - max_width, std::vector<std::int64_t>(widths.size(), 1), widths, widths);
+  return widths;
+}
+
+// Greedy word wrap of `label` into lines of at most `width` characters; longer words are folded.
+std::vector<std::string> wrap_label(const std::string& label, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < label.size()) {
+    auto end = label.find(' ', at);
+    if (end == std::string::npos)
+      end = label.size();
+    std::string word = label.substr(at, end - at);
+    at = end + 1;
+    if (!line.empty() && line.size() + 1 + word.size() <= width) {
+      line += " " + word;
+      continue;
+    }
+    if (!line.empty())
+      lines.push_back(std::move(line));
+    line.clear();
+    while (word.size() > width) {
+      lines.push_back(word.substr(0, width));
+      word.erase(0, width);
+    }
+    line = std::move(word);
+  }
+  if (!line.empty() || lines.empty())
+    lines.push_back(std::move(line));
+  return lines;
+}
+
+// The lines of one cell drawn `width` wide.
+std::vector<std::string> render_cell(const cell& c, std::int64_t width) {
+  const auto w = static_cast<std::size_t>(std::max<std::int64_t>(width, 0));
+  std::vector<std::string> lines(static_cast<std::size_t>(c.top), std::string(w, ' '));
+  if (c.natural_width() <= width) {
+    // rich: left padding, the label, right padding, then blanks up to the column width.
+    std::string line = std::string(static_cast<std::size_t>(c.left), ' ') + c.label +
+                       std::string(static_cast<std::size_t>(c.right), ' ');
+    line.resize(w, ' ');
+    lines.push_back(std::move(line));
+  } else {
+    // Overflow (JAX loses the label here): wrap the label at its blank, fold words that are still
+    // too long, and centre each line.
+    for (const auto& part : wrap_label(c.label, std::max<std::size_t>(w, 1))) {
+      const std::size_t free = w > part.size() ? w - part.size() : 0;
+      std::string line = std::string(free / 2, ' ') + part;
+      line.resize(std::max(w, line.size()), ' ');
+      lines.push_back(std::move(line));
+    }
+  }
+  lines.insert(lines.end(), static_cast<std::size_t>(c.bottom), std::string(w, ' '));
+  return lines;
+}
+
+std::string rule(const std::vector<std::int64_t>& widths, const char* left, const char* middle,
+                 const char* right) {
+  std::string out = left;
+  for (std::size_t j = 0; j < widths.size(); ++j) {
+    if (j > 0)
+      out += middle;
+    for (std::int64_t k = 0; k < widths[j]; ++k)
+      out += "─";
+  }
+  return out + right + "\n";
+}
+
+} // namespace
+
+std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sharding& s,
+                               const visualize_options& options) {
+  if (shape.size() < 1 || shape.size() > 2)
+    throw value_error("`visualize_sharding` only works for shapes with 1 and 2 dimensions.");
+  for (auto d : shape)
+    if (d <= 0)
+      throw value_error("`visualize_sharding` needs every dimension to be at least 1, got shape " +
+                        detail::py_int_tuple(shape));
+  const bool two_d = shape.size() == 2;
+  const auto base_height = static_cast<std::int64_t>(10 * options.scale);
+  const double aspect_ratio = static_cast<double>(two_d ? shape[1] : 1) / static_cast<double>(shape[0]);
+  const auto base_width = static_cast<std::int64_t>(static_cast<double>(base_height) * aspect_ratio);
+  const double height_to_width_ratio = 2.5;
+
+  const auto placements = s.devices_indices_map(shape);
+  std::string kind = options.platform;
+  if (kind.empty())
+    kind = placements.front().first.platform == platform::cuda ? "GPU" : "CPU";
+
+  // Blocks by chunk coordinates (row, column): the devices holding each, and its share of the array.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::set<int>> ids;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, double>> extent; // height, width
+  for (const auto& [dev, index] : placements) {
+    std::pair<std::int64_t, std::int64_t> key;
+    if (two_d) {
+      key = {index[0].start / index[0].size(), index[1].start / index[1].size()};
+      extent[key] = {static_cast<double>(index[0].size()) / static_cast<double>(shape[0]),
+                     static_cast<double>(index[1].size()) / static_cast<double>(shape[1])};
+    } else {
+      key = {0, index[0].start / index[0].size()};
+      extent[key] = {-1.0, static_cast<double>(index[0].size()) / static_cast<double>(shape[0])};
+    }
+    const bool mapped = dev.id >= 0 && static_cast<std::size_t>(dev.id) < options.device_ids.size();
+    ids[key].insert(mapped ? options.device_ids[static_cast<std::size_t>(dev.id)] : dev.id);
+  }
+  std::int64_t rows = 0, cols = 0;
+  for (const auto& [key, unused] : ids) {
+    rows = std::max(rows, key.first + 1);
+    cols = std::max(cols, key.second + 1);
+  }
+
+  std::vector<std::vector<cell>> table(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const auto it = ids.find({i, j});
+      if (it == ids.end())
+        throw value_error("visualize_sharding: the sharding " + s.to_string() + " leaves block (" +
+                          std::to_string(i) + ", " + std::to_string(j) + ") of shape " +
+                          detail::py_int_tuple(shape) + " on no device");
+      cell c;
+      c.label = kind + " ";
+      bool first = true;
+      for (int id : it->second) {
+        c.label += (first ? "" : ",") + std::to_string(id);
+        first = false;
+      }
+      const auto [frac_h, frac_w] = extent[{i, j}];
+      auto width = static_cast<std::int64_t>(frac_w * static_cast<double>(base_width) * height_to_width_ratio);
+      const auto height = frac_h < 0 ? std::int64_t{1} : static_cast<std::int64_t>(frac_h * static_cast<double>(base_height));
+      width = std::min<std::int64_t>(std::max<std::int64_t>(width, options.min_width), options.max_width);
+      const auto label_len = static_cast<std::int64_t>(c.label.size());
+      const auto left = py_floordiv(width - label_len - 2, 2);
+      const auto right = left + py_mod(width - label_len - 2, 2);
+      const auto top = py_floordiv(height - 2, 2);
+      const auto bottom = top + py_mod(height - 2, 2);
+      c.top = std::max<std::int64_t>(top, 0);
+      c.right = std::max<std::int64_t>(right, 0);
+      c.bottom = std::max<std::int64_t>(bottom, 0);
+      c.left = std::max<std::int64_t>(left, 0);
+      table[static_cast<std::size_t>(i)].push_back(std::move(c));
+    }
+
+  // Column widths the way rich's Table computes them inside a console `max_width` wide.
+  const auto available = static_cast<std::int64_t>(options.max_width) - (cols + 1);
+  auto column_width = [&](std::int64_t j, std::int64_t width) -> std::int64_t {
+    if (width < 1)
+      return 0;
+    std::int64_t widest = 0;
+    for (const auto& row : table)
+      widest = std::max(widest, row[static_cast<std::size_t>(j)].measure(width));
+    return std::min(widest, width);
+  };
+  std::vector<std::int64_t> widths;
+  for (std::int64_t j = 0; j < cols; ++j)
+    widths.push_back(std::max<std::int64_t>(column_width(j, available), 1));
+  if (sum(widths) > available) {
+    widths = fit_widths(widths, available);
+    for (std::int64_t j = 0; j < cols; ++j)
+      widths[static_cast<std::size_t>(j)] = column_width(j, widths[static_cast<std::size_t>(j)]);
+  }
+
+  std::string out = rule(widths, "┌", "┬", "┐");
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (i > 0)
+      out += rule(widths, "├", "┼", "┤");
+    std::vector<std::vector<std::string>> lines;
+    std::size_t height = 0;
+    for (std::size_t j = 0; j < table[i].size(); ++j) {
+      lines.push_back(render_cell(table[i][j], widths[j]));
+      height = std::max(height, lines.back().size());
+    }
+    for (std::size_t k = 0; k < height; ++k) {
+      out += "│";
+      for (std::size_t j = 0; j < lines.size(); ++j) {
+        if (j > 0)
+          out += "│";
+        out += k < lines[j].size() ? lines[j][k]
+                                   : std::string(static_cast<std::size_t>(std::max<std::int64_t>(widths[j], 0)), ' ');
+      }
+      out += "│\n";
+    }
+  }
+  out += rule(widths, "└", "┴", "┘");
+  if (options.trailing_empty_line)
+    out += "\n";
+  return out;
+}
+
+std::string visualize_array_sharding(const std::vector<std::int64_t>& shape, const sharding& s,
+                                     const visualize_options& options) {
+  return visualize_sharding(shape, s, options);
+}
+
+} // namespace am

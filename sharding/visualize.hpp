@@ -1,0 +1,45 @@
+/// Text pictures of how an array is laid out over devices (`jax.debug.visualize_array_sharding`).
+///
+/// The drawing matches JAX's (rich's square-box table, no colour) character for character: each cell
+/// is sized from the block's share of the array, labelled with the platform and the sorted ids of the
+/// devices holding it, and the table fits 80 columns. Where JAX's cells overflow 80 columns rich
+/// drops the labels; we shrink the columns the same way but keep the labels (centred).
+#pragma once
+
+#include "sharding/sharding.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace am {
+
+/// How to draw the picture.
+struct visualize_options {
+  /// Platform shown in each label; empty means the devices' own (`CPU`, `GPU`). The seed's pictures
+  /// say `TPU`.
+  std::string platform;
+  /// Relabels device ids: device `i` is shown as `device_ids[i]` when `i < device_ids.size()` (a
+  /// device-order permutation, e.g. {0,1,2,3,6,7,4,5} for the seed's TPU pictures).
+  std::vector<int> device_ids;
+  /// JAX's `scale`: the base cell height is int(10 * scale).
+  double scale = 1.0;
+  /// Narrowest cell, borders included (JAX's `min_width`).
+  int min_width = 9;
+  /// Widest cell and width of the console (JAX's `max_width`).
+  int max_width = 80;
+  /// End with an empty line, as REFERENCE.md says JAX does (`console.print(table, end='\n\n')`).
+  bool trailing_empty_line = true;
+};
+
+/// The picture of arrays of `shape` (rank 1 or 2) under `s`; every line ends in '\n'. Throws
+/// am::value_error ("`visualize_sharding` only works for shapes with 1 and 2 dimensions.") for other
+/// ranks, and the sharding's own errors for shapes it cannot take.
+std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sharding& s,
+                               const visualize_options& options = {});
+
+/// Same as visualize_sharding: the name JAX gives the function taking an array.
+std::string visualize_array_sharding(const std::vector<std::int64_t>& shape, const sharding& s,
+                                     const visualize_options& options = {});
+
+} // namespace am
