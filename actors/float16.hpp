@@ -19,8 +19,9 @@ namespace am {
 namespace detail {
 
 /// Rounds a double to a narrower binary float with `exp_bits` exponent and `man_bits` stored mantissa
-/// bits (round to nearest, ties to even), returning the bit pattern. NaN stays NaN (quiet, sign and top
-/// payload bits kept), overflow goes to infinity, tiny values become subnormals or zero.
+/// bits (round to nearest, ties to even), returning the bit pattern. NaN stays NaN (sign and top payload
+/// bits kept, as numpy's npy_doublebits_to_halfbits), overflow goes to infinity, tiny values become
+/// subnormals or zero.
 template <int exp_bits, int man_bits>
 constexpr std::uint16_t narrow_float_bits(double value) noexcept {
   const auto x = std::bit_cast<std::uint64_t>(value);
@@ -32,8 +33,9 @@ constexpr std::uint16_t narrow_float_bits(double value) noexcept {
   constexpr int min_normal_exp = 1 - bias;
   if (exp_field == 0x7ff) {
     if (mant == 0) return sign | exp_all_ones;
-    constexpr std::uint16_t quiet = 1u << (man_bits - 1);
-    return static_cast<std::uint16_t>(sign | exp_all_ones | quiet | (mant >> (52 - man_bits)));
+    // NaN: keep the top payload bits as numpy does, but never let them all be zero (that is inf).
+    const auto payload = static_cast<std::uint16_t>(mant >> (52 - man_bits));
+    return static_cast<std::uint16_t>(sign | exp_all_ones | (payload == 0 ? 1 : payload));
   }
   if (exp_field == 0) return sign;  // zero or a double subnormal: far below any 16-bit subnormal
   const int e = exp_field - 1023;
@@ -78,10 +80,22 @@ constexpr float widen_float_bits(std::uint16_t bits) noexcept {
                               (mant << (23 - man_bits)));
 }
 
-/// Rounds a float to bfloat16 bits (round to nearest even; NaN made quiet, sign kept), as ml_dtypes does.
+/// Rounds a float to half bits like numpy's npy_floatbits_to_halfbits: from the float's own bits, so a
+/// signaling NaN keeps its payload (widening to double first would make it quiet).
+constexpr std::uint16_t float_to_half_bits(float value) noexcept {
+  const auto x = std::bit_cast<std::uint32_t>(value);
+  if ((x & 0x7fffffffu) > 0x7f800000u) {
+    const auto payload = static_cast<std::uint16_t>((x & 0x7fffffu) >> 13);
+    return static_cast<std::uint16_t>(((x >> 16) & 0x8000u) | 0x7c00u | (payload == 0 ? 1 : payload));
+  }
+  return narrow_float_bits<5, 10>(static_cast<double>(value));
+}
+
+/// Rounds a float to bfloat16 bits (round to nearest even; NaN becomes the quiet NaN 0x7fc0 with the
+/// sign kept), as ml_dtypes does.
 constexpr std::uint16_t float_to_bfloat16_bits(float value) noexcept {
   const auto x = std::bit_cast<std::uint32_t>(value);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>(((x >> 16) & 0x8000u) | 0x7fc0u);
   const std::uint32_t lsb = (x >> 16) & 1u;
   return static_cast<std::uint16_t>((x + 0x7fffu + lsb) >> 16);
 }
@@ -136,7 +150,8 @@ public:
   template <class T>
     requires std::is_arithmetic_v<T>
   constexpr explicit float16(T value) noexcept
-      : bits_(detail::narrow_float_bits<5, 10>(static_cast<double>(value))) {}
+      : bits_(std::is_same_v<T, float> ? detail::float_to_half_bits(static_cast<float>(value))
+                                       : detail::narrow_float_bits<5, 10>(static_cast<double>(value))) {}
 
   /// The half with this bit pattern.
   static constexpr float16 from_bits(std::uint16_t bits) noexcept {

@@ -3,6 +3,7 @@
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 
@@ -16,6 +17,29 @@ int parse_count(const std::string& text, const std::string& source, int minimum)
   if (ec != std::errc() || end != text.data() + text.size() || value < minimum)
     throw value_error(source + "='" + text + "' is not an integer >= " + std::to_string(minimum));
   return value;
+}
+
+/// A byte count: digits, then optionally k, m, g or t (powers of 1024), then optionally "iB" or "B".
+std::uint64_t parse_bytes(const std::string& text, const std::string& source) {
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  std::string unit(end, text.data() + text.size());
+  int shift = 0;
+  if (!unit.empty()) {
+    const std::string prefixes = "kmgt";
+    auto at = prefixes.find(static_cast<char>(std::tolower(static_cast<unsigned char>(unit[0]))));
+    if (at != std::string::npos) {
+      shift = 10 * static_cast<int>(at + 1);
+      unit.erase(0, 1);
+      if (unit == "iB" || unit == "ib")
+        unit.clear();
+    }
+  }
+  bool ok = ec == std::errc() && end != text.data() && (unit.empty() || unit == "B" || unit == "b")
+            && (shift == 0 || value <= (~std::uint64_t{0} >> shift));
+  if (!ok)
+    throw value_error(source + "='" + text + "' is not a byte count (like 1073741824, 512M or 2GiB)");
+  return value << shift;
 }
 
 bool parse_switch(const std::string& text, const std::string& source) {
@@ -71,6 +95,10 @@ const std::vector<option_source>& option_sources() {
      [](resolved_options& o, const std::string& v, const std::string& src) {
        o.log_level = check_log_level(v, src);
      }},
+    {"AM_CPU_MEMORY_LIMIT", "--am-cpu-memory-limit",
+     [](resolved_options& o, const std::string& v, const std::string& src) {
+       o.cpu_memory_limit = parse_bytes(v, src);
+     }},
   };
   return sources;
 }
@@ -116,6 +144,8 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
     out.use_gpus = *in_code.use_gpus;
   if (in_code.log_level)
     out.log_level = check_log_level(*in_code.log_level, "options.log_level");
+  if (in_code.cpu_memory_limit)
+    out.cpu_memory_limit = *in_code.cpu_memory_limit;
   return out;
 }
 

@@ -2,6 +2,7 @@
 /// environment variables, command-line flags (--am-*), values set in code.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,6 +28,9 @@ struct options {
   std::optional<bool> use_gpus;
   /// Log level: off, error, warning, info, debug, trace. Default warning (quiet).
   std::optional<std::string> log_level;
+  /// Bytes of buffers each CPU device may hold at once (0: no limit); beyond it allocations fail
+  /// with am::out_of_memory_error. Default 0.
+  std::optional<std::uint64_t> cpu_memory_limit;
 };
 
 /// The options in force, every field decided.
@@ -36,14 +40,17 @@ struct resolved_options {
   int scheduler_threads = 0;
   bool use_gpus = true;
   std::string log_level = "warning";
+  std::uint64_t cpu_memory_limit = 0;
 };
 
 /// Reads an environment variable; returns null when unset. Replaceable for tests.
 using environment_lookup = std::function<const char*(const char*)>;
 
 /// Combines defaults < environment (AM_CPU_DEVICES, AM_SCHEDULER, AM_SCHEDULER_THREADS, AM_USE_GPUS,
-/// AM_LOG) < flags in `args` (--am-cpu-devices N, --am-scheduler, --am-scheduler-threads, --am-gpus,
-/// --am-log; `--flag=value` or `--flag value`; other arguments are ignored) < `in_code`.
+/// AM_LOG, AM_CPU_MEMORY_LIMIT) < flags in `args` (--am-cpu-devices N, --am-scheduler,
+/// --am-scheduler-threads, --am-gpus, --am-log, --am-cpu-memory-limit; `--flag=value` or
+/// `--flag value`; other arguments are ignored) < `in_code`. A memory limit is a byte count,
+/// optionally with a binary suffix: 512M, 2GiB, 64k.
 /// Throws am::value_error naming the source of a bad value.
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args,
                                  const environment_lookup& env);

@@ -1,174 +1,107 @@
-// Elementwise CUDA kernels for the per-shard program instructions: one grid-stride kernel per
-// instruction, templated on the element type. Arithmetic of 16-bit floats happens in float and of
-// bool in int, like the CPU path.
+// Precompiled kernels for the sources (constant, iota, random), convert and select: one grid-stride
+// kernel per instruction, templated on dtype codes. The arithmetic is device_math.cuh's.
 #include "devices/cuda/cuda_kernels.hpp"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
-#include <cstdint>
-#include <limits>
-#include <type_traits>
+#include "devices/cuda/kernel_common.cuh"
+#include "devices/cuda/random_bridge.cuh"
 
 namespace am::detail::cuda {
 
 namespace {
 
-template <class T> struct compute { using type = T; };
-template <> struct compute<bool> { using type = int; };
-template <> struct compute<__half> { using type = float; };
-template <> struct compute<__nv_bfloat16> { using type = float; };
-template <class T> using compute_t = typename compute<T>::type;
-
-template <class T>
-__device__ compute_t<T> load(T v) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return static_cast<compute_t<T>>(v);
+template <int D>
+__global__ void fill_kernel(storage_t<D>* dst, amd::i64 n, double value) {
+  const storage_t<D> v = amd::dt<D>::store(amd::cvt<D, 7>(value));
+  for (amd::i64 i = first_index(); i < n; i += grid_step())
+    dst[i] = v;
 }
 
-template <class T, class C>
-__device__ T store(C v) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, bool>) return v != C(0);
-  else if constexpr (std::is_integral_v<T> && !std::is_integral_v<C>) {
-    // NaN and out-of-range values give the integer minimum, as x86 does on the CPU path.
-    using wide = std::conditional_t<std::is_same_v<T, std::uint8_t>, long long, T>;
-    double d = static_cast<double>(v);
-    double lo = static_cast<double>(std::numeric_limits<wide>::min());
-    if (!(d >= lo && d < -lo)) return static_cast<T>(std::numeric_limits<wide>::min());
-    return static_cast<T>(static_cast<wide>(d));
-  } else return static_cast<T>(v);
+template <int D>
+__global__ void iota_kernel(storage_t<D>* dst, amd::i64 n) {
+  for (amd::i64 i = first_index(); i < n; i += grid_step())
+    dst[i] = amd::dt<D>::store(amd::cvt<D, 3>(i));
 }
 
-constexpr int block = 256;
-
-int grid_for(std::int64_t n) {
-  std::int64_t blocks = (n + block - 1) / block;
-  return static_cast<int>(blocks < 65535 ? (blocks < 1 ? 1 : blocks) : 65535);
+template <int To, int From>
+__global__ void convert_kernel(storage_t<To>* dst, const storage_t<From>* src, amd::i64 n) {
+  for (amd::i64 i = first_index(); i < n; i += grid_step())
+    dst[i] = amd::dt<To>::store(amd::cvt<To, From>(amd::dt<From>::load(src[i])));
 }
 
-template <class T>
-__global__ void fill_kernel(T* dst, std::int64_t n, double value) {
-  for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-    dst[i] = store<T>(value);
+template <int D>
+__global__ void select_kernel(storage_t<D>* dst, const unsigned char* pred, const storage_t<D>* a,
+                              const storage_t<D>* b, amd::i64 n) {
+  for (amd::i64 i = first_index(); i < n; i += grid_step())
+    dst[i] = pred[i] != 0 ? a[i] : b[i];
 }
 
-template <class T>
-__global__ void iota_kernel(T* dst, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-    dst[i] = store<T>(i);
-}
-
-template <class To, class From>
-__global__ void convert_kernel(To* dst, const From* src, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-    dst[i] = store<To>(load(src[i]));
-}
-
-template <class T>
-__global__ void unary_kernel(opcode op, T* dst, const T* x, std::int64_t n) {
-  using C = compute_t<T>;
-  for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
-    C a = load(x[i]);
-    if (op == opcode::neg)
-      dst[i] = store<T>(static_cast<C>(-a));
-    else if constexpr (std::is_unsigned_v<C>)
-      dst[i] = store<T>(a);
-    else
-      dst[i] = store<T>(a < C(0) ? static_cast<C>(-a) : a);
-  }
-}
-
-template <class T>
-__global__ void binary_kernel(opcode op, T* dst, const T* x, const T* y, std::int64_t n) {
-  using C = compute_t<T>;
-  for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
-    C a = load(x[i]), b = load(y[i]), r{};
-    switch (op) {
-      case opcode::add: r = a + b; break;
-      case opcode::subtract: r = a - b; break;
-      case opcode::multiply: r = a * b; break;
-      case opcode::divide:
-        if constexpr (std::is_integral_v<C>) r = b == 0 ? C(0) : static_cast<C>(a / b);
-        else r = a / b;
-        break;
-      case opcode::maximum:
-        if constexpr (std::is_integral_v<C>) r = a > b ? a : b;
-        else r = (isnan(a) || isnan(b)) ? a + b : (a > b ? a : b);
-        break;
-      case opcode::minimum:
-        if constexpr (std::is_integral_v<C>) r = a < b ? a : b;
-        else r = (isnan(a) || isnan(b)) ? a + b : (a < b ? a : b);
-        break;
-      default: break;
+template <int D, int NORMAL>
+__global__ void random_kernel(storage_t<D>* dst, amd::i64 n, random_layout layout) {
+  for (amd::i64 i = first_index(); i < n; i += grid_step()) {
+    amd::i64 global = layout.base, r = i;
+    for (int d = layout.rank - 1; d >= 0; --d) {
+      global += (r % layout.local[d]) * layout.global_strides[d];
+      r /= layout.local[d];
     }
-    dst[i] = store<T>(r);
+    dst[i] = amd::dt<D>::store(amd::random_value<D, NORMAL>(layout.key, global));
   }
-}
-
-template <class F>
-void visit(dtype t, F&& f) {
-  switch (t) {
-    case dtype::bool_: f(static_cast<bool*>(nullptr)); break;
-    case dtype::uint8: f(static_cast<std::uint8_t*>(nullptr)); break;
-    case dtype::int32: f(static_cast<std::int32_t*>(nullptr)); break;
-    case dtype::int64: f(static_cast<std::int64_t*>(nullptr)); break;
-    case dtype::float16: f(static_cast<__half*>(nullptr)); break;
-    case dtype::bfloat16: f(static_cast<__nv_bfloat16*>(nullptr)); break;
-    case dtype::float32: f(static_cast<float*>(nullptr)); break;
-    case dtype::float64: f(static_cast<double*>(nullptr)); break;
-  }
-}
-
-cudaStream_t as_stream(stream_handle s) {
-  return static_cast<cudaStream_t>(s);
 }
 
 } // namespace
 
 void fill(void* dst, dtype type, std::int64_t n, double value, stream_handle stream) {
-  visit(type, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    fill_kernel<T><<<grid_for(n), block, 0, as_stream(stream)>>>(static_cast<T*>(dst), n, value);
+  with_dtype(type, [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    fill_kernel<D><<<grid_for(n), block_size, 0, as_stream(stream)>>>(static_cast<storage_t<D>*>(dst), n, value);
   });
 }
 
 void iota(void* dst, dtype type, std::int64_t n, stream_handle stream) {
-  visit(type, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    iota_kernel<T><<<grid_for(n), block, 0, as_stream(stream)>>>(static_cast<T*>(dst), n);
+  with_dtype(type, [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    iota_kernel<D><<<grid_for(n), block_size, 0, as_stream(stream)>>>(static_cast<storage_t<D>*>(dst), n);
   });
 }
 
 void convert(void* dst, dtype to, const void* src, dtype from, std::int64_t n, stream_handle stream) {
-  visit(to, [&](auto* to_tag) {
-    using To = std::remove_pointer_t<decltype(to_tag)>;
-    visit(from, [&](auto* from_tag) {
-      using From = std::remove_pointer_t<decltype(from_tag)>;
-      convert_kernel<To, From><<<grid_for(n), block, 0, as_stream(stream)>>>(
-        static_cast<To*>(dst), static_cast<const From*>(src), n);
+  with_dtype(to, [&](auto t) {
+    constexpr int To = decltype(t)::value;
+    with_dtype(from, [&](auto f) {
+      constexpr int From = decltype(f)::value;
+      convert_kernel<To, From><<<grid_for(n), block_size, 0, as_stream(stream)>>>(
+        static_cast<storage_t<To>*>(dst), static_cast<const storage_t<From>*>(src), n);
     });
   });
 }
 
-void unary(opcode op, void* dst, const void* x, dtype type, std::int64_t n, stream_handle stream) {
-  visit(type, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    unary_kernel<T><<<grid_for(n), block, 0, as_stream(stream)>>>(op, static_cast<T*>(dst),
-                                                                 static_cast<const T*>(x), n);
+void select(void* dst, const void* pred, const void* on_true, const void* on_false, dtype type,
+            std::int64_t n, stream_handle stream) {
+  with_dtype(type, [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    select_kernel<D><<<grid_for(n), block_size, 0, as_stream(stream)>>>(
+      static_cast<storage_t<D>*>(dst), static_cast<const unsigned char*>(pred),
+      static_cast<const storage_t<D>*>(on_true), static_cast<const storage_t<D>*>(on_false), n);
   });
 }
 
-void binary(opcode op, void* dst, const void* x, const void* y, dtype type, std::int64_t n,
+void random(opcode op, void* dst, dtype type, std::int64_t n, const random_layout& layout,
             stream_handle stream) {
-  visit(type, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    binary_kernel<T><<<grid_for(n), block, 0, as_stream(stream)>>>(
-      op, static_cast<T*>(dst), static_cast<const T*>(x), static_cast<const T*>(y), n);
-  });
+  auto launch = [&](auto d, auto normal) {
+    constexpr int D = decltype(d)::value;
+    constexpr int N = decltype(normal)::value;
+    random_kernel<D, N><<<grid_for(n), block_size, 0, as_stream(stream)>>>(static_cast<storage_t<D>*>(dst), n, layout);
+  };
+  bool normal = op == opcode::random_normal;
+  switch (type) {
+    case dtype::float16: normal ? launch(std::integral_constant<int, 4>{}, std::integral_constant<int, 1>{})
+                                : launch(std::integral_constant<int, 4>{}, std::integral_constant<int, 0>{}); break;
+    case dtype::bfloat16: normal ? launch(std::integral_constant<int, 5>{}, std::integral_constant<int, 1>{})
+                                 : launch(std::integral_constant<int, 5>{}, std::integral_constant<int, 0>{}); break;
+    case dtype::float32: normal ? launch(std::integral_constant<int, 6>{}, std::integral_constant<int, 1>{})
+                                : launch(std::integral_constant<int, 6>{}, std::integral_constant<int, 0>{}); break;
+    case dtype::float64: normal ? launch(std::integral_constant<int, 7>{}, std::integral_constant<int, 1>{})
+                                : launch(std::integral_constant<int, 7>{}, std::integral_constant<int, 0>{}); break;
+    default: break; // programs only allow float dtypes here
+  }
 }
 
 const char* last_launch_error() {

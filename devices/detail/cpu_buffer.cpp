@@ -2,32 +2,31 @@
 
 #include "actors/errors.hpp"
 
-#include <cstdlib>
-#include <string>
-
 namespace am::detail {
 
-namespace {
-constexpr std::size_t alignment = 64;
-}
-
-cpu_buffer::cpu_buffer(am::dtype type, shape_t shape, int device_id)
-  : buffer(type, std::move(shape), device_id) {
-  auto bytes = byte_size();
-  auto rounded = (bytes + alignment - 1) / alignment * alignment;
-  data_ = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-  if (data_ == nullptr)
-    throw out_of_memory_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
-                              + std::to_string(bytes) + " bytes on CpuDevice(id="
-                              + std::to_string(device_id) + ")");
+cpu_buffer::cpu_buffer(am::dtype type, shape_t shape, std::shared_ptr<buffer_pool> pool)
+  : buffer(type, std::move(shape), pool->device_id()), pool_(std::move(pool)) {
+  block_ = pool_->allocate(byte_size());
 }
 
 cpu_buffer::~cpu_buffer() {
-  std::free(data_);
+  pool_->release(block_);
 }
 
-buffer_ref make_cpu_buffer(am::dtype type, shape_t shape, int device_id) {
-  return std::make_shared<cpu_buffer>(type, std::move(shape), device_id);
+cpu_buffer_view::cpu_buffer_view(buffer_ref base, shape_t shape)
+  : buffer(base->dtype(), std::move(shape), base->device_id()), base_(std::move(base)) {
+  if (size() != base_->size())
+    throw value_error("a view must have as many elements as its base buffer");
+}
+
+buffer_ref make_cpu_buffer(am::dtype type, shape_t shape, const std::shared_ptr<buffer_pool>& pool) {
+  return std::make_shared<cpu_buffer>(type, std::move(shape), pool);
+}
+
+buffer_ref reshape_view(const buffer_ref& base, const shape_t& shape) {
+  if (base->shape() == shape)
+    return base;
+  return std::make_shared<cpu_buffer_view>(base, shape);
 }
 
 } // namespace am::detail

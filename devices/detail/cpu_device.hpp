@@ -1,14 +1,18 @@
-/// The CPU device: a device actor whose executor runs programs on host memory.
+/// The CPU device: a device actor whose executor compiles programs once (cpu_compiler.hpp) and runs
+/// them on host memory from the device's pool.
 #pragma once
 
 #include "actors/device_info.hpp"
+#include "devices/detail/buffer_pool.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include <memory>
+
 namespace am::detail {
 
-/// Spawns the detached device actor of CPU device `dev`.
-caf::actor spawn_cpu_device(caf::actor_system& system, const device& dev);
+/// Spawns the detached device actor of CPU device `dev`, allocating from `pool`.
+caf::actor spawn_cpu_device(caf::actor_system& system, const device& dev, std::shared_ptr<buffer_pool> pool);
 
 } // namespace am::detail

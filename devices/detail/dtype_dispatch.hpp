@@ -2,12 +2,11 @@
 #pragma once
 
 #include "actors/dtype.hpp"
+#include "actors/dtype_promotion.hpp"
 #include "actors/errors.hpp"
 #include "actors/float16.hpp"
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 namespace am::detail {
@@ -40,25 +39,14 @@ using compute_t = std::conditional_t<
   std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float,
   std::conditional_t<std::is_same_v<T, bool>, int, T>>;
 
-/// Converts between element types with numpy's semantics on x86: float to integer truncates
-/// toward zero, NaN and out-of-range values give the integer's minimum (as the hardware does),
-/// anything nonzero is true.
+/// Converts between element types with numpy's semantics on x86-64 (am::convert_element in
+/// actors/dtype_promotion.hpp, which the CPU kernels follow): float to int64 truncates toward zero,
+/// NaN and out-of-range values give INT64_MIN; float to int32 and uint8 go through int32 (NaN and
+/// out of range: INT32_MIN, then wrapped); integers wrap; anything nonzero (NaN too) is true;
+/// double to float16 rounds once, anything to bfloat16 goes through float.
 template <class To, class From>
 To convert_element(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<compute_t<From>>(x) != 0;
-  } else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
-    double v = static_cast<double>(static_cast<compute_t<From>>(x));
-    using wide = std::conditional_t<std::is_same_v<To, std::uint8_t>, std::int64_t, To>;
-    if (!(v >= static_cast<double>(std::numeric_limits<wide>::min())
-          && v < -static_cast<double>(std::numeric_limits<wide>::min())))
-      return static_cast<To>(std::numeric_limits<wide>::min());
-    return static_cast<To>(static_cast<wide>(v));
-  } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
-    return To(static_cast<float>(static_cast<compute_t<From>>(x)));
-  } else {
-    return static_cast<To>(static_cast<compute_t<From>>(x));
-  }
+  return am::convert_element<To>(x);
 }
 
 } // namespace am::detail

@@ -9,6 +9,7 @@
 
 #if AM_HAVE_CUDA
 #include "devices/cuda/cuda_device.hpp"
+#include "devices/cuda/cuda_memory.hpp"
 #endif
 
 #include <caf/atom.hpp>
@@ -44,12 +45,18 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   int next_id = 0;
   for (int k = 0; k < options_.cpu_devices; ++k) {
     device dev{next_id++, 0, platform::cpu, k};
-    endpoints_.push_back({dev, spawn_cpu_device(*system_, dev), new_receiver_key()});
+    auto pool = std::make_shared<buffer_pool>(dev.id, options_.cpu_memory_limit);
+    cpu_pools_.push_back(pool);
+    memory_sources_.push_back([pool] { return pool->stats(); });
+    endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool), new_receiver_key()});
   }
 #if AM_HAVE_CUDA
   for (int k = 0; k < gpus_.count; ++k) {
     device dev{next_id++, 0, platform::cuda, k};
     endpoints_.push_back({dev, spawn_cuda_device(*system_, dev), new_receiver_key()});
+    cpu_pools_.push_back(nullptr);
+    // The CUDA memory-statistics hook (devices/cuda/cuda_memory.hpp).
+    memory_sources_.push_back([ordinal = k] { return cuda_memory_stats(ordinal); });
   }
 #endif
   host_ = spawn_host_actor(*system_);
@@ -91,6 +98,22 @@ std::vector<device> runtime_impl::all_devices() const {
 
 platform runtime_impl::default_platform() const noexcept {
   return gpus_.count > 0 ? platform::cuda : platform::cpu;
+}
+
+memory_stats runtime_impl::device_memory_stats(int device_id) const {
+  auto& ep = endpoint(device_id);
+  auto& source = memory_sources_[static_cast<std::size_t>(device_id)];
+  if (!source) {
+    if (ep.dev.platform == platform::cuda)
+      throw value_error("memory statistics for CUDA devices are not available in this build");
+    throw value_error("memory statistics are not available for " + to_string(ep.dev));
+  }
+  return source();
+}
+
+std::shared_ptr<buffer_pool> runtime_impl::cpu_pool(int device_id) const {
+  endpoint(device_id);
+  return cpu_pools_[static_cast<std::size_t>(device_id)];
 }
 
 std::shared_ptr<runtime_impl> current_runtime() {

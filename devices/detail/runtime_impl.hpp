@@ -3,7 +3,9 @@
 #pragma once
 
 #include "actors/device_info.hpp"
+#include "devices/detail/buffer_pool.hpp"
 #include "devices/discovery.hpp"
+#include "devices/memory.hpp"
 #include "devices/options.hpp"
 
 #include <caf/actor.hpp>
@@ -11,6 +13,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -51,12 +54,27 @@ public:
   /// The default platform: cuda when GPUs are in use, else cpu.
   platform default_platform() const noexcept;
 
+  /// Where a device's memory statistics come from (callable from any thread).
+  using memory_stats_source = std::function<am::memory_stats()>;
+
+  /// The memory statistics of a device; throws am::value_error for an unknown device or one without
+  /// a statistics source.
+  am::memory_stats device_memory_stats(int device_id) const;
+
+  /// The pool of CPU device `device_id` (null for other devices).
+  std::shared_ptr<buffer_pool> cpu_pool(int device_id) const;
+
 private:
   resolved_options options_;
   gpu_report gpus_;
   caf::actor_system_config caf_config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<device_endpoint> endpoints_;
+  std::vector<std::shared_ptr<buffer_pool>> cpu_pools_; ///< by device id; null for non-CPU devices
+  /// By device id. CPU devices read their pool. CUDA devices: the hook is `cuda_memory_stats` of
+  /// devices/cuda/cuda_memory.hpp, installed where the CUDA device actors are spawned; an empty
+  /// source means "memory statistics for CUDA devices are not available in this build".
+  std::vector<memory_stats_source> memory_sources_;
   caf::actor host_;
   std::uint64_t host_lane_key_ = 0;
   bool shut_down_ = false;

@@ -1,0 +1,40 @@
+// Compiled with -mavx512f (bench/CMakeLists.txt); the AVX-512 path only runs where the CPU has it.
+#include "reference_loops.hpp"
+
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <cmath>
+
+namespace am::bench {
+
+bool reference_uses_avx512() {
+  return __builtin_cpu_supports("avx512f");
+}
+
+void complex_computation_loop(const float* x, float* out, std::int64_t n) {
+  std::int64_t i = 0;
+  if (reference_uses_avx512()) {
+    const __m512 two = _mm512_set1_ps(2.0f);
+    for (; i + 16 <= n; i += 16) {
+      __m512 v = _mm512_loadu_ps(x + i);
+      __m512 a = _mm512_mul_ps(Sleef_sinf16_u35(v), Sleef_cosf16_u35(v));
+      __m512 b = Sleef_tanhf16_u35(a);
+      __m512 c = _mm512_sqrt_ps(_mm512_abs_ps(b));
+      _mm512_storeu_ps(out + i, _mm512_mul_ps(c, two));
+    }
+  }
+  for (; i < n; ++i)
+    out[i] = std::sqrt(std::fabs(Sleef_tanhf_u35(Sleef_sinf_u35(x[i]) * Sleef_cosf_u35(x[i])))) * 2.0f;
+}
+
+void sin_loop(const float* x, float* out, std::int64_t n) {
+  std::int64_t i = 0;
+  if (reference_uses_avx512())
+    for (; i + 16 <= n; i += 16)
+      _mm512_storeu_ps(out + i, Sleef_sinf16_u35(_mm512_loadu_ps(x + i)));
+  for (; i < n; ++i)
+    out[i] = Sleef_sinf_u35(x[i]);
+}
+
+} // namespace am::bench

@@ -1,0 +1,57 @@
+// Shared pieces of the precompiled .cu kernels: launch geometry, the grid-stride loop and the
+// compile-time dtype dispatch. C++17 (nvcc), included by the .cu files only.
+#pragma once
+
+#include "actors/dtype.hpp"
+#include "devices/cuda/device_math.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace am::detail::cuda {
+
+/// Threads per block of every elementwise kernel.
+constexpr int block_size = 256;
+
+/// Blocks for a grid-stride loop over `n` elements (at least one, at most 65535).
+inline int grid_for(std::int64_t n) {
+  std::int64_t blocks = (n + block_size - 1) / block_size;
+  return static_cast<int>(blocks < 1 ? 1 : (blocks > 65535 ? 65535 : blocks));
+}
+
+inline cudaStream_t as_stream(void* s) {
+  return static_cast<cudaStream_t>(s);
+}
+
+/// The first index of this thread in a grid-stride loop.
+__device__ __forceinline__ amd::i64 first_index() {
+  return static_cast<amd::i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+/// The step of a grid-stride loop.
+__device__ __forceinline__ amd::i64 grid_step() {
+  return static_cast<amd::i64>(gridDim.x) * blockDim.x;
+}
+
+/// Calls `f(std::integral_constant<int, D>{})` with the dtype code of `t`.
+template <class F>
+void with_dtype(dtype t, F&& f) {
+  switch (t) {
+    case dtype::bool_: f(std::integral_constant<int, 0>{}); break;
+    case dtype::uint8: f(std::integral_constant<int, 1>{}); break;
+    case dtype::int32: f(std::integral_constant<int, 2>{}); break;
+    case dtype::int64: f(std::integral_constant<int, 3>{}); break;
+    case dtype::float16: f(std::integral_constant<int, 4>{}); break;
+    case dtype::bfloat16: f(std::integral_constant<int, 5>{}); break;
+    case dtype::float32: f(std::integral_constant<int, 6>{}); break;
+    case dtype::float64: f(std::integral_constant<int, 7>{}); break;
+  }
+}
+
+/// Storage and compute types of dtype code D.
+template <int D> using storage_t = typename amd::dt<D>::S;
+template <int D> using compute_t = typename amd::dt<D>::C;
+
+} // namespace am::detail::cuda

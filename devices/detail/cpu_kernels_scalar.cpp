@@ -1,0 +1,29 @@
+// The baseline kernels (x86-64 without extensions): every dtype, float16/bfloat16 included, with libm
+// for transcendentals. The AVX2 / AVX-512 units override what they can do faster.
+#include "devices/detail/cpu_kernels.hpp"
+
+#include "actors/float16.hpp"
+
+#include <math.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace am::detail {
+
+namespace {
+
+#define AM_KERNELS_HALF 1
+#include "devices/detail/cpu_kernels_impl.inc"
+#include "devices/detail/cpu_kernels_tables.inc"
+
+} // namespace
+
+const kernel_table& scalar_kernels() {
+  static const kernel_table table = build_table();
+  return table;
+}
+
+} // namespace am::detail

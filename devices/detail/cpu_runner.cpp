@@ -1,0 +1,202 @@
+#include "devices/detail/cpu_runner.hpp"
+
+#include "actormesh/build_config.hpp"
+#include "actors/errors.hpp"
+#include "devices/detail/cpu_buffer.hpp"
+#include "devices/detail/cpu_stages.hpp"
+
+#if AM_HAVE_CUDA
+#include "devices/cuda/cuda_memory.hpp"
+#endif
+
+#include <cstring>
+#include <string>
+
+namespace am::detail {
+
+namespace {
+
+constexpr std::size_t scratch_alignment = 64;
+
+} // namespace
+
+buffer_ref host_readable(const buffer_ref& in, const std::shared_ptr<buffer_pool>& pool) {
+  if (in->host_accessible())
+    return in;
+#if AM_HAVE_CUDA
+  auto copy = make_cpu_buffer(in->dtype(), in->shape(), pool);
+  cuda_copy_to_host(copy->data(), in->data(), in->byte_size());
+  return copy;
+#else
+  (void)pool;
+  throw value_error("a CPU device cannot read a shard of device " + std::to_string(in->device_id()));
+#endif
+}
+
+namespace {
+
+std::vector<buffer_ref> checked_inputs(const program& p, const std::vector<buffer_ref>& inputs,
+                                       const std::shared_ptr<buffer_pool>& pool) {
+  auto parameters = static_cast<std::size_t>(p.parameter_count());
+  if (parameters != inputs.size())
+    throw value_error("Program '" + p.name + "' takes " + std::to_string(parameters) + " inputs, got "
+                      + std::to_string(inputs.size()));
+  std::vector<buffer_ref> out(inputs.size());
+  for (auto& ins : p.code) {
+    if (ins.op != opcode::parameter)
+      continue;
+    auto k = static_cast<std::size_t>(ins.index);
+    auto& in = inputs[k];
+    if (!in)
+      throw value_error("Program '" + p.name + "': input " + std::to_string(k) + " is missing");
+    if (in->dtype() != ins.type.dtype || in->shape() != ins.type.shape)
+      throw value_error("Program '" + p.name + "': input " + std::to_string(k) + " has the wrong type "
+                        + "(expected " + std::string(name(ins.type.dtype)) + ", got "
+                        + std::string(name(in->dtype())) + ")");
+    out[k] = host_readable(in, pool);
+  }
+  return out;
+}
+
+/// Runs one fused region over its tiles.
+void run_region(const fused_region& r, const compiled_program& c, const program& p,
+                std::vector<buffer_ref>& values, const std::shared_ptr<buffer_pool>& pool,
+                unsigned char* scratch) {
+  for (auto v : r.outputs) {
+    auto& t = p.code[static_cast<std::size_t>(v)].type;
+    values[static_cast<std::size_t>(v)] = make_cpu_buffer(t.dtype, t.shape, pool);
+  }
+  auto nslots = r.slots.size();
+  std::vector<unsigned char*> base(nslots), ptr(nslots);
+  std::vector<std::int64_t> step_bytes(nslots, 0); // how far a slot moves per element of the tile
+  auto row_bytes = static_cast<std::size_t>(c.tile) * 8;
+  for (std::size_t s = 0; s < nslots; ++s) {
+    auto& slot = r.slots[s];
+    if (slot.where == region_slot::kind::scratch) {
+      base[s] = scratch + static_cast<std::size_t>(slot.index) * row_bytes;
+    } else {
+      base[s] = static_cast<unsigned char*>(values[static_cast<std::size_t>(slot.index)]->data());
+      if (slot.where == region_slot::kind::buffer)
+        step_bytes[s] = slot.elem_size;
+    }
+  }
+  tile_call call;
+  auto run_steps = [&](const std::vector<region_step>& steps) {
+    for (auto& step : steps) {
+      call.dst = ptr[static_cast<std::size_t>(step.dst)];
+      for (int j = 0; j < 3; ++j)
+        call.src[j] = step.src[j] >= 0 ? ptr[static_cast<std::size_t>(step.src[j])] : nullptr;
+      call.params = step.params.get();
+      step.kernel(call);
+    }
+  };
+  for (std::int64_t begin = 0; begin < r.elements; begin += c.tile) {
+    auto n = std::min(c.tile, r.elements - begin);
+    for (std::size_t s = 0; s < nslots; ++s)
+      ptr[s] = base[s] + begin * step_bytes[s];
+    call.begin = begin;
+    call.n = n;
+    if (begin == 0)
+      run_steps(r.prologue); // tiles the same everywhere: computed once, left in their scratch rows
+    run_steps(r.steps);
+  }
+}
+
+/// The buffer of value `v` with instruction `v`'s own shape.
+buffer_ref value_of(const compiled_program& c, const program& p, const std::vector<buffer_ref>& values,
+                    std::int32_t v) {
+  auto& buf = values[static_cast<std::size_t>(c.root[static_cast<std::size_t>(v)])];
+  return reshape_view(buf, p.code[static_cast<std::size_t>(v)].type.shape);
+}
+
+void run_stage(const cpu_stage& st, const compiled_program& c, const program& p,
+               std::vector<buffer_ref>& values, const std::shared_ptr<buffer_pool>& pool) {
+  auto& ins = p.code[static_cast<std::size_t>(st.instruction)];
+  auto out = make_cpu_buffer(ins.type.dtype, ins.type.shape, pool);
+  switch (st.what) {
+    case cpu_stage::kind::concatenate: {
+      std::vector<buffer_ref> keep;
+      std::vector<const buffer*> ins_buffers;
+      for (auto o : ins.operands) {
+        keep.push_back(value_of(c, p, values, o));
+        ins_buffers.push_back(keep.back().get());
+      }
+      concatenate(ins_buffers, *out, ins.index);
+      break;
+    }
+    case cpu_stage::kind::reduce:
+      reduce(ins.op, *value_of(c, p, values, ins.operands[0]), *out, ins.attrs);
+      break;
+    case cpu_stage::kind::dot: {
+      auto a = value_of(c, p, values, ins.operands[0]);
+      auto b = value_of(c, p, values, ins.operands[1]);
+      auto kernel = kernels(c.isa).dot[static_cast<int>(ins.type.dtype)];
+      kernel(a->data(), b->data(), out->data(), a->shape()[0], a->shape()[1], b->shape()[1]);
+      break;
+    }
+    default: break;
+  }
+  values[static_cast<std::size_t>(st.instruction)] = std::move(out);
+}
+
+/// A copy of `in` in `pool` (for an output that would otherwise live on another device).
+buffer_ref copy_to(const buffer_ref& in, const std::shared_ptr<buffer_pool>& pool) {
+  auto out = make_cpu_buffer(in->dtype(), in->shape(), pool);
+  std::memcpy(out->data(), in->data(), in->byte_size());
+  return out;
+}
+
+} // namespace
+
+void* cpu_scratch::get(std::size_t bytes) {
+  if (bytes > size_ || !data_) {
+    auto rounded = (std::max<std::size_t>(bytes, scratch_alignment) + scratch_alignment - 1)
+                   / scratch_alignment * scratch_alignment;
+    data_.reset(std::aligned_alloc(scratch_alignment, rounded));
+    if (!data_)
+      throw out_of_memory_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+                                + std::to_string(rounded) + " bytes of scratch memory");
+    size_ = rounded;
+  }
+  return data_.get();
+}
+
+std::vector<buffer_ref> run_compiled(const compiled_program& c, const program& p,
+                                     const std::vector<buffer_ref>& inputs,
+                                     const std::shared_ptr<buffer_pool>& pool, cpu_scratch& scratch) {
+  auto checked = checked_inputs(p, inputs, pool);
+  std::vector<buffer_ref> values(p.code.size());
+  for (std::size_t i = 0; i < p.code.size(); ++i)
+    if (p.code[i].op == opcode::parameter)
+      values[i] = checked[static_cast<std::size_t>(p.code[i].index)];
+  checked.clear();
+  for (auto v : c.inputs_released)
+    values[static_cast<std::size_t>(v)].reset();
+  auto* scratch_memory = static_cast<unsigned char*>(scratch.get(c.scratch_bytes));
+  for (auto& st : c.stages) {
+    if (st.what == cpu_stage::kind::fused)
+      run_region(c.regions[static_cast<std::size_t>(st.region)], c, p, values, pool, scratch_memory);
+    else
+      run_stage(st, c, p, values, pool);
+    for (auto v : st.release)
+      values[static_cast<std::size_t>(v)].reset();
+  }
+  std::vector<buffer_ref> outputs;
+  outputs.reserve(p.outputs.size());
+  for (auto o : p.outputs) {
+    auto& root = values[static_cast<std::size_t>(c.root[static_cast<std::size_t>(o)])];
+    if (root->device_id() != pool->device_id())
+      root = copy_to(root, pool);
+    outputs.push_back(reshape_view(root, p.code[static_cast<std::size_t>(o)].type.shape));
+  }
+  return outputs;
+}
+
+std::vector<buffer_ref> run_on_cpu(const program& p, const std::vector<buffer_ref>& inputs,
+                                   const std::shared_ptr<buffer_pool>& pool, const compile_options& options) {
+  auto c = compile_for_cpu(p, options);
+  cpu_scratch scratch;
+  return run_compiled(*c, p, inputs, pool, scratch);
+}
+
+} // namespace am::detail

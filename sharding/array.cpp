@@ -1,0 +1,155 @@
+#include "sharding/array.hpp"
+
+#include "actors/errors.hpp"
+#include "devices/calls.hpp"
+#include "sharding/detail/array_state.hpp"
+#include "sharding/detail/block_copy.hpp"
+#include "sharding/detail/graph.hpp"
+#include "sharding/detail/trace.hpp"
+#include "sharding/single_device_sharding.hpp"
+
+#include <cstring>
+
+namespace am {
+
+namespace detail {
+
+void throw_deleted(const array_state& s) {
+  throw runtime_error("Array has been deleted with shape=" + aval_text(s.type, s.shape) + ".");
+}
+
+std::string aval_text(am::dtype type, const shape_t& shape) {
+  std::string s(name(type));
+  s += '[';
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + ']';
+}
+
+} // namespace detail
+
+const detail::array_state& array::checked() const {
+  if (!state_)
+    throw value_error("Use of an empty am::array");
+  return *state_;
+}
+
+const shape_t& array::shape() const {
+  return checked().shape;
+}
+
+am::dtype array::dtype() const {
+  return checked().type;
+}
+
+const sharding_ptr& array::sharding() const {
+  return checked().layout;
+}
+
+const std::vector<shard>& array::addressable_shards() const {
+  return detail::concrete_state(*this).shards;
+}
+
+void array::block_until_ready() const {
+  for (auto& s : addressable_shards())
+    s.data.get();
+}
+
+void array::block_until_ready(std::chrono::milliseconds timeout) const {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto& s : addressable_shards()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() < 0)
+      left = std::chrono::milliseconds(0);
+    if (!s.data.wait_for(left))
+      throw timeout_error("Timed out after " + std::to_string(timeout.count()) + " ms waiting for "
+                          + to_string() + " to be ready");
+    s.data.get();
+  }
+}
+
+host_array array::to_host() const {
+  auto& st = detail::concrete_state(*this);
+  auto out = host_array::empty(st.shape, st.type);
+  std::vector<std::pair<const shard*, future<std::vector<std::byte>>>> pending;
+  for (auto& s : st.shards)
+    if (s.replica_id == 0)
+      pending.emplace_back(&s, fetch(s.device, s.data));
+  for (auto& [s, bytes] : pending)
+    detail::copy_block_in(out, s->index, bytes.get());
+  return out;
+}
+
+void array::delete_() {
+  // Deleting twice is a no-op, as in JAX.
+  if (checked().deleted.load())
+    return;
+  auto& st = detail::concrete_state(*this);
+  auto* mutable_state = state_.get();
+  (void)st;
+  mutable_state->deleted.store(true);
+  mutable_state->shards.clear();
+}
+
+bool array::is_deleted() const {
+  return checked().deleted.load();
+}
+
+bool array::is_tracer() const {
+  return checked().node >= 0;
+}
+
+std::string array::aval_string() const {
+  auto& st = checked();
+  return detail::aval_text(st.type, st.shape);
+}
+
+std::string array::to_string() const {
+  auto& st = checked();
+  return "Array(" + aval_string() + ", sharding=" + (st.layout ? st.layout->to_string() : "?") + ")";
+}
+
+array device_put(const host_array& data, const sharding_ptr& s) {
+  if (!s)
+    throw value_error("device_put: no sharding given");
+  if (detail::current_trace() != nullptr)
+    throw value_error("device_put of host data inside jit is not supported: pass the array as an argument");
+  auto st = std::make_shared<detail::array_state>();
+  st->shape = data.shape();
+  st->type = data.dtype();
+  st->layout = s;
+  for (auto& pl : s->shard_placements(data.shape())) {
+    auto bytes = detail::copy_block_out(data, pl.index);
+    auto fut = upload(pl.device, std::move(bytes), {data.dtype(), detail::extents(pl.index)});
+    st->shards.push_back({pl.device, pl.index, pl.replica_id, std::move(fut)});
+  }
+  return array(std::move(st));
+}
+
+array device_put(const host_array& data, const device& d) {
+  return device_put(data, make_single_device_sharding(d));
+}
+
+array device_put(const array& x, const sharding_ptr& s) {
+  if (!s)
+    throw value_error("device_put: no sharding given");
+  if (s == x.sharding() || s->is_equivalent_to(*x.sharding(), x.shape().size()))
+    return x;
+  s->check_compatible(x.shape());
+  detail::node n;
+  n.kind = detail::node_kind::reshard;
+  n.shape = x.shape();
+  n.type = x.dtype();
+  n.layout = s;
+  return detail::apply(std::move(n), {x});
+}
+
+array device_put(const array& x, const device& d) {
+  return device_put(x, make_single_device_sharding(d));
+}
+
+std::string visualize_array_sharding(const array& x, const visualize_options& options) {
+  return visualize_array_sharding(x.shape(), *x.sharding(), options);
+}
+
+} // namespace am

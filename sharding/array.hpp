@@ -1,0 +1,109 @@
+/// The global array (JAX's jax.Array): a shape, a dtype, a sharding, and one shard per device whose
+/// data is a future resolved by that device's actor. Operations return at once; data crosses to the
+/// caller only through `to_host`.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/device_info.hpp"
+#include "actors/dtype.hpp"
+#include "sharding/host_array.hpp"
+#include "sharding/sharding.hpp"
+#include "sharding/visualize.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace am {
+
+namespace detail {
+struct array_state;
+}
+
+/// One device's piece of an array: where it is, which block of the global array it holds, which
+/// copy of that block it is, and its data (a future until the device has produced it).
+struct shard {
+  am::device device;
+  shard_index index;
+  int replica_id = 0;
+  shard_future data;
+};
+
+/// A global array. Copies share the array (like Python references): deleting one deletes all.
+class array {
+public:
+  /// An empty handle; every query on it throws am::value_error.
+  array() = default;
+
+  /// The global shape.
+  const shape_t& shape() const;
+
+  /// The element type.
+  am::dtype dtype() const;
+
+  /// Number of dimensions.
+  std::int64_t ndim() const { return static_cast<std::int64_t>(shape().size()); }
+
+  /// Number of elements.
+  std::int64_t size() const { return element_count(shape()); }
+
+  /// How the array is laid out over devices.
+  const sharding_ptr& sharding() const;
+
+  /// The shards on devices of this process, in device-id order (replicas included).
+  const std::vector<shard>& addressable_shards() const;
+
+  /// Waits until every shard has been computed; rethrows the first error a device reported.
+  void block_until_ready() const;
+
+  /// Like block_until_ready, but throws am::timeout_error after `timeout`.
+  void block_until_ready(std::chrono::milliseconds timeout) const;
+
+  /// Copies the whole array to the host (waits for the shards).
+  host_array to_host() const;
+
+  /// Frees the shards now (JAX's `x.delete()`); later use raises "Array has been deleted".
+  void delete_();
+
+  /// True after delete_().
+  bool is_deleted() const;
+
+  /// True for a value being traced by jit (it has no data).
+  bool is_tracer() const;
+
+  /// `float32[8,2]`: dtype and shape, as JAX prints an abstract value.
+  std::string aval_string() const;
+
+  /// `Array(float32[8,2], sharding=NamedSharding(...))`, without the data.
+  std::string to_string() const;
+
+  /// The shared state, for the library's own use.
+  const std::shared_ptr<detail::array_state>& state() const noexcept { return state_; }
+
+  /// Wraps a state; for the library's own use.
+  explicit array(std::shared_ptr<detail::array_state> state) : state_(std::move(state)) {}
+
+private:
+  const detail::array_state& checked() const;
+
+  std::shared_ptr<detail::array_state> state_;
+};
+
+/// Places host data on devices as laid out by `s`: each device receives only its block.
+array device_put(const host_array& data, const sharding_ptr& s);
+
+/// Places host data on one device.
+array device_put(const host_array& data, const device& d);
+
+/// Reshards: each device receives only the slices it needs, from the devices that hold them.
+/// Returns `x` itself when the sharding is already equivalent.
+array device_put(const array& x, const sharding_ptr& s);
+
+/// Moves an array onto one device.
+array device_put(const array& x, const device& d);
+
+/// The picture of the array's sharding (rank 1 and 2), as jax.debug.visualize_array_sharding.
+std::string visualize_array_sharding(const array& x, const visualize_options& options = {});
+
+} // namespace am

@@ -1,0 +1,133 @@
+#include "sharding/detail/sharding_rules.hpp"
+
+#include "sharding/named_sharding.hpp"
+#include "sharding/positional_sharding.hpp"
+#include "sharding/single_device_sharding.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace am::detail {
+
+namespace {
+
+/// Memo of derived shardings: (input sharding, rule, parameters) -> result.
+sharding_ptr memoized(const sharding_ptr& in, const std::string& rule, const std::vector<std::int64_t>& params,
+                      const std::function<sharding_ptr()>& make) {
+  static std::mutex mutex;
+  static std::map<std::tuple<const sharding*, std::string, std::vector<std::int64_t>>,
+                  std::pair<sharding_ptr, sharding_ptr>> memo;
+  auto key = std::make_tuple(in.get(), rule, params);
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    auto it = memo.find(key);
+    if (it != memo.end())
+      return it->second.second;
+  }
+  auto out = make();
+  std::lock_guard<std::mutex> guard(mutex);
+  // The entry keeps its input alive, so the address in its key cannot be reused by another sharding.
+  return memo.emplace(key, std::make_pair(in, out)).first->second.second;
+}
+
+/// The spec entry of dim d (none beyond the spec's length).
+spec_entry entry_at(const partition_spec& spec, std::size_t d) {
+  return d < spec.size() ? spec[d] : spec_entry{};
+}
+
+} // namespace
+
+sharding_ptr replicated_like(const sharding_ptr& s) {
+  if (s->is_fully_replicated())
+    return s;
+  return memoized(s, "replicated", {}, [&]() -> sharding_ptr {
+    if (auto* n = dynamic_cast<const named_sharding*>(s.get()))
+      return make_named_sharding(n->mesh(), partition_spec());
+    if (auto* p = dynamic_cast<const positional_sharding*>(s.get()))
+      return share(p->replicate());
+    return s;
+  });
+}
+
+sharding_ptr transposed(const sharding_ptr& s, const std::vector<std::int64_t>& perm) {
+  if (s->is_fully_replicated())
+    return s;
+  return memoized(s, "transpose", perm, [&]() -> sharding_ptr {
+    if (auto* n = dynamic_cast<const named_sharding*>(s.get())) {
+      std::vector<spec_entry> entries;
+      for (auto d : perm)
+        entries.push_back(entry_at(n->spec(), static_cast<std::size_t>(d)));
+      return make_named_sharding(n->mesh(), partition_spec(entries));
+    }
+    if (auto* p = dynamic_cast<const positional_sharding*>(s.get())) {
+      std::vector<int> axes(perm.begin(), perm.end());
+      return share(p->transpose(axes));
+    }
+    return s;
+  });
+}
+
+sharding_ptr reduced(const sharding_ptr& s, std::size_t ndim, const std::vector<std::int64_t>& axes) {
+  if (s->is_fully_replicated())
+    return s;
+  auto params = axes;
+  params.push_back(static_cast<std::int64_t>(ndim));
+  return memoized(s, "reduce", params, [&]() -> sharding_ptr {
+    if (auto* n = dynamic_cast<const named_sharding*>(s.get())) {
+      std::vector<spec_entry> entries;
+      for (std::size_t d = 0; d < ndim; ++d)
+        if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
+          entries.push_back(entry_at(n->spec(), d));
+      while (!entries.empty() && entries.back().is_none())
+        entries.pop_back();
+      return make_named_sharding(n->mesh(), partition_spec(entries));
+    }
+    return replicated_like(s);
+  });
+}
+
+sharding_ptr reshaped(const sharding_ptr& s, std::size_t ndim, std::size_t kept) {
+  if (s->is_fully_replicated())
+    return s;
+  return memoized(s, "reshape", {static_cast<std::int64_t>(ndim), static_cast<std::int64_t>(kept)},
+                  [&]() -> sharding_ptr {
+    if (auto* n = dynamic_cast<const named_sharding*>(s.get())) {
+      for (std::size_t d = kept; d < ndim; ++d)
+        if (!entry_at(n->spec(), d).is_none())
+          return replicated_like(s);
+      std::vector<spec_entry> entries;
+      for (std::size_t d = 0; d < kept && d < n->spec().size(); ++d)
+        entries.push_back(n->spec()[d]);
+      return make_named_sharding(n->mesh(), partition_spec(entries));
+    }
+    return replicated_like(s);
+  });
+}
+
+sharding_ptr dot_result(const sharding_ptr& x, const sharding_ptr& y) {
+  auto* nx = dynamic_cast<const named_sharding*>(x.get());
+  auto* ny = dynamic_cast<const named_sharding*>(y.get());
+  if (nx == nullptr)
+    return x->is_fully_replicated() ? x : replicated_like(x);
+  auto rows = entry_at(nx->spec(), 0);
+  spec_entry cols;
+  if (ny != nullptr && ny->mesh() == nx->mesh()) {
+    cols = entry_at(ny->spec(), 1);
+    for (auto& a : cols.axes())
+      for (auto& b : rows.axes())
+        if (a == b)
+          cols = spec_entry{};
+  }
+  std::vector<std::int64_t> params{reinterpret_cast<std::intptr_t>(y.get())};
+  return memoized(x, "dot", params, [&]() -> sharding_ptr {
+    std::vector<spec_entry> entries{rows, cols};
+    while (!entries.empty() && entries.back().is_none())
+      entries.pop_back();
+    return make_named_sharding(nx->mesh(), partition_spec(entries));
+  });
+}
+
+} // namespace am::detail

@@ -1,0 +1,103 @@
+/// Tracing and dispatch: every array operation becomes a graph node. Inside jit the node is recorded
+/// in the current trace; outside, a one-node graph is lowered (cached per signature) and run at once,
+/// so eager operations and jit share one path.
+#pragma once
+
+#include "sharding/array.hpp"
+#include "sharding/detail/graph.hpp"
+#include "sharding/detail/plan.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace am::detail {
+
+/// The graph being recorded while a function is traced, with its tracer arguments and the concrete
+/// arrays the function used (captured as extra arguments).
+class trace_context {
+public:
+  /// Starts a trace with one input node (and tracer) per argument.
+  explicit trace_context(const std::vector<array>& args);
+
+  /// Ends the trace: its tracers can no longer be used.
+  ~trace_context();
+
+  trace_context(const trace_context&) = delete;
+  trace_context& operator=(const trace_context&) = delete;
+
+  /// The node of an operand: a tracer of this trace, or a concrete array captured as an input.
+  int node_of(const array& a);
+
+  /// Appends a node and returns a tracer for it.
+  array record(node n);
+
+  /// The graph recorded so far.
+  graph& recorded() noexcept { return graph_; }
+
+  /// The tracers standing for the arguments.
+  const std::vector<array>& tracers() const noexcept { return tracers_; }
+
+  /// Concrete arrays used by the function, in the order of their extra input nodes.
+  const std::vector<array>& captured() const noexcept { return captured_; }
+
+private:
+  graph graph_;
+  std::vector<array> tracers_;
+  std::vector<array> captured_;
+  std::map<const array_state*, int> captured_nodes_;
+  trace_context* outer_;
+};
+
+/// The innermost trace active on this thread, or null.
+trace_context* current_trace() noexcept;
+
+/// Applies one operation: `n` describes the result (shape, dtype, sharding, parameters) and its
+/// operands are `operands` (n.operands is filled here). Traced when a trace is active, else run now.
+array apply(node n, const std::vector<array>& operands);
+
+/// Runs a plan on concrete arguments and returns the output arrays (at once: shards are futures).
+std::vector<array> run_plan(const plan& p, const std::vector<array>& args);
+
+/// A concrete argument's state, checked: throws for deleted arrays and for stray tracers.
+const array_state& concrete_state(const array& a);
+
+/// A jitted function's plans, one per input signature.
+class plan_cache {
+public:
+  /// `name` prefixes the programs' names.
+  explicit plan_cache(std::string name) : name_(std::move(name)) {}
+
+  /// Traces `fn` on a miss (with tracers for `inputs`), then runs the plan on `inputs`.
+  std::vector<array> call(const std::vector<array>& inputs,
+                          const std::function<std::vector<array>(const std::vector<array>&)>& fn);
+
+  /// The listing of the plan for `inputs`' signature (tracing on a miss).
+  std::string lowered_text(const std::vector<array>& inputs,
+                           const std::function<std::vector<array>(const std::vector<array>&)>& fn);
+
+  /// Number of cached plans.
+  std::size_t size() const;
+
+private:
+  struct entry {
+    plan lowered;
+    std::vector<array> captured;
+    std::vector<sharding_ptr> keep_alive;
+  };
+
+  std::shared_ptr<const entry> lookup(const std::vector<array>& inputs,
+                      const std::function<std::vector<array>(const std::vector<array>&)>& fn);
+
+  std::string name_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const entry>> plans_;
+};
+
+/// The signature key of arrays: shapes, dtypes and sharding identities.
+std::string signature_key(const std::vector<array>& arrays);
+
+} // namespace am::detail

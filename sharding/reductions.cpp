@@ -1,0 +1,83 @@
+#include "sharding/reductions.hpp"
+
+#include "sharding/detail/axes.hpp"
+#include "sharding/detail/elementwise.hpp"
+#include "sharding/detail/graph.hpp"
+#include "sharding/detail/sharding_rules.hpp"
+#include "sharding/detail/trace.hpp"
+
+#include <numeric>
+
+namespace am {
+
+namespace {
+
+std::vector<std::int64_t> all_axes(const array& x) {
+  std::vector<std::int64_t> axes(static_cast<std::size_t>(x.ndim()));
+  std::iota(axes.begin(), axes.end(), 0);
+  return axes;
+}
+
+array reduce(opcode op, const array& x, std::vector<std::int64_t> axes) {
+  axes = detail::normalize_axes(std::move(axes), x.ndim());
+  detail::node n;
+  n.kind = detail::node_kind::reduce;
+  n.op = op;
+  for (std::int64_t d = 0; d < x.ndim(); ++d)
+    if (!std::binary_search(axes.begin(), axes.end(), d))
+      n.shape.push_back(x.shape()[static_cast<std::size_t>(d)]);
+  n.type = x.dtype();
+  n.layout = detail::reduced(x.sharding(), x.shape().size(), axes);
+  n.attrs = std::move(axes);
+  return detail::apply(std::move(n), {x});
+}
+
+/// numpy's accumulator for sum: bool and integers narrower than int64 sum as int64.
+am::dtype sum_dtype(am::dtype t) {
+  return (t == am::dtype::bool_ || t == am::dtype::uint8 || t == am::dtype::int32) ? am::dtype::int64 : t;
+}
+
+std::int64_t count_over(const array& x, const std::vector<std::int64_t>& axes) {
+  std::int64_t n = 1;
+  for (auto a : detail::normalize_axes(axes, x.ndim()))
+    n *= x.shape()[static_cast<std::size_t>(a)];
+  return n;
+}
+
+void check_not_empty(const array& x, const char* what) {
+  if (x.size() == 0)
+    throw value_error(std::string("zero-size array to reduction operation ") + what + " which has no identity");
+}
+
+} // namespace
+
+array sum(const array& x) { return sum(x, all_axes(x)); }
+
+array sum(const array& x, std::vector<std::int64_t> axes) {
+  return reduce(opcode::reduce_sum, detail::convert(x, sum_dtype(x.dtype())), std::move(axes));
+}
+
+array mean(const array& x) { return mean(x, all_axes(x)); }
+
+array mean(const array& x, std::vector<std::int64_t> axes) {
+  auto n = count_over(x, axes);
+  auto t = is_floating(x.dtype()) ? x.dtype() : am::dtype::float64;
+  auto total = reduce(opcode::reduce_sum, detail::convert(x, t), std::move(axes));
+  return divide(total, scalar(static_cast<double>(n)));
+}
+
+array max(const array& x) { return max(x, all_axes(x)); }
+
+array max(const array& x, std::vector<std::int64_t> axes) {
+  check_not_empty(x, "maximum");
+  return reduce(opcode::reduce_max, x, std::move(axes));
+}
+
+array min(const array& x) { return min(x, all_axes(x)); }
+
+array min(const array& x, std::vector<std::int64_t> axes) {
+  check_not_empty(x, "minimum");
+  return reduce(opcode::reduce_min, x, std::move(axes));
+}
+
+} // namespace am

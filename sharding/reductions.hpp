@@ -1,0 +1,28 @@
+/// Reductions over all elements or some axes. Each device reduces its own block, then the partial
+/// results of the blocks along the reduced axes are combined device to device.
+#pragma once
+
+#include "sharding/array.hpp"
+
+#include <vector>
+
+namespace am {
+
+/// Sum of all elements (a rank-0 array). bool/uint8/int32 sum as int64, like numpy on 64-bit Linux.
+array sum(const array& x);
+/// Sum over `axes` (negative counts from the end); the reduced dims are dropped.
+array sum(const array& x, std::vector<std::int64_t> axes);
+/// Mean of all elements (integers give float64).
+array mean(const array& x);
+/// Mean over `axes`.
+array mean(const array& x, std::vector<std::int64_t> axes);
+/// Largest element.
+array max(const array& x);
+/// Largest element over `axes`.
+array max(const array& x, std::vector<std::int64_t> axes);
+/// Smallest element.
+array min(const array& x);
+/// Smallest element over `axes`.
+array min(const array& x, std::vector<std::int64_t> axes);
+
+} // namespace am

@@ -1,0 +1,109 @@
+#include "sharding/shape_ops.hpp"
+
+#include "actors/dtype_promotion.hpp"
+#include "actors/errors.hpp"
+#include "sharding/detail/axes.hpp"
+#include "sharding/detail/elementwise.hpp"
+#include "sharding/detail/graph.hpp"
+#include "sharding/detail/sharding_rules.hpp"
+#include "sharding/detail/trace.hpp"
+
+#include <numeric>
+
+namespace am {
+
+namespace {
+
+std::string shape_text(const shape_t& s) {
+  std::string t = "(";
+  for (std::size_t i = 0; i < s.size(); ++i)
+    t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + (s.size() == 1 ? ",)" : ")");
+}
+
+/// numpy's reshape target: one -1 inferred; "cannot reshape array of size 12 into shape (5,)".
+shape_t resolve_shape(std::int64_t size, shape_t shape) {
+  std::int64_t known = 1;
+  int unknown = -1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (unknown >= 0)
+        throw value_error("can only specify one unknown dimension");
+      unknown = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      throw value_error("negative dimensions not allowed");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (unknown >= 0 && known > 0 && size % known == 0)
+    shape[static_cast<std::size_t>(unknown)] = size / known;
+  if (element_count(shape) != size || (unknown >= 0 && known == 0))
+    throw value_error("cannot reshape array of size " + std::to_string(size) + " into shape "
+                      + shape_text(shape));
+  return shape;
+}
+
+} // namespace
+
+array reshape(const array& x, shape_t shape) {
+  shape = resolve_shape(x.size(), std::move(shape));
+  if (shape == x.shape())
+    return x;
+  std::size_t kept = 0;
+  while (kept < shape.size() && kept < x.shape().size() && shape[kept] == x.shape()[kept])
+    ++kept;
+  detail::node n;
+  n.kind = detail::node_kind::reshape;
+  n.shape = shape;
+  n.type = x.dtype();
+  n.layout = detail::reshaped(x.sharding(), x.shape().size(), kept);
+  n.layout->check_compatible(n.shape);
+  return detail::apply(std::move(n), {x});
+}
+
+array transpose(const array& x, std::vector<std::int64_t> axes) {
+  auto nd = x.ndim();
+  if (axes.empty()) {
+    axes.resize(static_cast<std::size_t>(nd));
+    std::iota(axes.rbegin(), axes.rend(), 0);
+  }
+  if (static_cast<std::int64_t>(axes.size()) != nd)
+    throw value_error("axes don't match array");
+  for (auto& a : axes)
+    a = detail::normalize_axis(a, nd);
+  auto sorted = axes;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw value_error("repeated axis in transpose");
+  detail::node n;
+  n.kind = detail::node_kind::transpose;
+  for (auto a : axes)
+    n.shape.push_back(x.shape()[static_cast<std::size_t>(a)]);
+  n.type = x.dtype();
+  n.layout = detail::transposed(x.sharding(), axes);
+  n.attrs = std::move(axes);
+  return detail::apply(std::move(n), {x});
+}
+
+array matmul(const array& x, const array& y) {
+  if (x.ndim() != 2 || y.ndim() != 2)
+    throw value_error("matmul: only 2-D operands are supported, got shapes " + shape_text(x.shape()) + " and "
+                      + shape_text(y.shape()));
+  if (x.shape()[1] != y.shape()[0])
+    throw value_error("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                      "(n?,k),(k,m?)->(n?,m?) (size " + std::to_string(y.shape()[0]) + " is different from "
+                      + std::to_string(x.shape()[1]) + ")");
+  auto t = promote_types(x.dtype(), y.dtype());
+  if (t == am::dtype::bool_)
+    t = am::dtype::int64;
+  detail::node n;
+  n.kind = detail::node_kind::dot;
+  n.shape = {x.shape()[0], y.shape()[1]};
+  n.type = t;
+  n.layout = detail::dot_result(x.sharding(), y.sharding());
+  n.layout->check_compatible(n.shape);
+  return detail::apply(std::move(n), {detail::convert(x, t), detail::convert(y, t)});
+}
+
+} // namespace am

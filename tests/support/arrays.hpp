@@ -1,0 +1,63 @@
+// Helpers for array tests: a runtime with 8 CPU devices, meshes and shardings, host references.
+#pragma once
+
+#include <actormesh.hpp>
+
+#include "sharding/array.hpp"
+#include "sharding/jit.hpp"
+#include "sharding/mesh.hpp"
+#include "sharding/named_sharding.hpp"
+#include "sharding/ops.hpp"
+#include "sharding/reductions.hpp"
+#include "sharding/random.hpp"
+#include "sharding/shape_ops.hpp"
+#include "sharding/single_device_sharding.hpp"
+
+#include <cmath>
+#include <vector>
+
+namespace am::testing {
+
+/// A runtime with 8 CPU devices and no GPUs.
+inline options eight_cpus() {
+  options o;
+  o.cpu_devices = 8;
+  o.use_gpus = false;
+  return o;
+}
+
+/// The (4, 2) mesh with axes x, y over the 8 CPU devices.
+inline mesh mesh_4x2() {
+  return mesh(create_device_mesh({4, 2}, am::devices(platform::cpu)), {"x", "y"});
+}
+
+/// A NamedSharding on the (4, 2) mesh.
+inline sharding_ptr on_4x2(const partition_spec& spec) {
+  return make_named_sharding(mesh_4x2(), spec);
+}
+
+/// Host values of an array, as doubles.
+inline std::vector<double> values(const array& a) {
+  return a.to_host().astype(dtype::float64).to_vector<double>();
+}
+
+/// Host values of a host array, as doubles.
+inline std::vector<double> values(const host_array& a) {
+  return a.astype(dtype::float64).to_vector<double>();
+}
+
+/// True when both have the same length and every pair is within tolerance (NaNs match NaNs).
+inline bool all_close(const std::vector<double>& a, const std::vector<double>& b, double rtol = 1e-5,
+                      double atol = 1e-6) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i]))
+      continue;
+    if (!(std::abs(a[i] - b[i]) <= atol + rtol * std::abs(b[i])))
+      return false;
+  }
+  return true;
+}
+
+} // namespace am::testing
