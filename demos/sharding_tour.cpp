@@ -10,7 +10,6 @@
 // the ratio of the dimensions).
 #include <actormesh.hpp>
 
-#include "sharding/visualize.hpp" // before array.hpp, which uses visualize_options without including it
 #include "sharding/array.hpp"
 #include "sharding/jit.hpp"
 #include "sharding/named_sharding.hpp"
@@ -19,6 +18,7 @@
 #include "sharding/random.hpp"
 #include "sharding/reductions.hpp"
 #include "sharding/single_device_sharding.hpp"
+#include "sharding/visualize.hpp"
 
 #include <fmt/core.h>
 

@@ -133,8 +133,23 @@ array device_put(const host_array& data, const device& d) {
 array device_put(const array& x, const sharding_ptr& s) {
   if (!s)
     throw value_error("device_put: no sharding given");
-  if (s == x.sharding() || s->is_equivalent_to(*x.sharding(), x.shape().size()))
+  if (s == x.sharding())
     return x;
+  if (s->is_equivalent_to(*x.sharding(), x.shape().size())) {
+    // Same block on every device: a new array with the requested sharding shares the buffers.
+    auto& from = detail::concrete_state(x);
+    auto st = std::make_shared<detail::array_state>();
+    st->shape = from.shape;
+    st->type = from.type;
+    st->layout = s;
+    for (auto& pl : s->shard_placements(from.shape))
+      for (auto& sh : from.shards)
+        if (sh.device.id == pl.device.id) {
+          st->shards.push_back({pl.device, pl.index, pl.replica_id, sh.data});
+          break;
+        }
+    return array(std::move(st));
+  }
   s->check_compatible(x.shape());
   detail::node n;
   n.kind = detail::node_kind::reshard;

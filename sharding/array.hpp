@@ -97,7 +97,8 @@ array device_put(const host_array& data, const sharding_ptr& s);
 array device_put(const host_array& data, const device& d);
 
 /// Reshards: each device receives only the slices it needs, from the devices that hold them.
-/// Returns `x` itself when the sharding is already equivalent.
+/// Returns `x` itself for the same sharding object; for an equivalent one (every device holds the
+/// same block), an array with the requested sharding that shares x's buffers.
 array device_put(const array& x, const sharding_ptr& s);
 
 /// Moves an array onto one device.

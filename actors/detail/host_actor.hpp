@@ -9,6 +9,6 @@
 namespace am::detail {
 
 /// Spawns the host actor. Its lane workers are linked to it and stop with it.
-caf::actor spawn_host_actor(caf::actor_system& system);
+caf::actor spawn_host_actor(caf::actor_system& system, int process_index);
 
 } // namespace am::detail

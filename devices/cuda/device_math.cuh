@@ -234,14 +234,14 @@ __device__ __forceinline__ typename dt<D>::C op_square(typename dt<D>::C a) {
 }
 
 /// Transcendental functions: float math for float32 and the 16-bit floats (rounded back), double
-/// math for float64, and double math converted back (with the conversion rules) for integers.
+/// math for float64, and double math converted back with the conversion rules for integers and
+/// bool (so sin(true) is true: 0.84 != 0).
 #define AMD_MATH1(NAME, FF, DF)                                                                \
   template <int D>                                                                             \
   __device__ __forceinline__ typename dt<D>::C NAME(typename dt<D>::C a) {                     \
     if constexpr (D == 7) return DF(a);                                                        \
     else if constexpr (dt<D>::kind == k_float) return dt<D>::fix(FF(a));                       \
-    else if constexpr (D == 0) return float_to_int<2>(DF((double)a)) != 0;                    \
-    else return float_to_int<D>(DF((double)a));                                                \
+    else return cvt<D, 7>(DF((double)a)); /* integers and bool: the conversion rules */       \
   }
 AMD_MATH1(op_sin, sinf, sin)
 AMD_MATH1(op_cos, cosf, cos)

@@ -59,7 +59,7 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
     memory_sources_.push_back([ordinal = k] { return cuda_memory_stats(ordinal); });
   }
 #endif
-  host_ = spawn_host_actor(*system_);
+  host_ = spawn_host_actor(*system_, 0);
   host_lane_key_ = new_receiver_key();
   log(log_level::info, "runtime started: {} CPU devices, {} GPUs{}{}", options_.cpu_devices,
       gpus_.count, gpus_.reason.empty() ? "" : " (", gpus_.reason.empty() ? "" : gpus_.reason + ")");

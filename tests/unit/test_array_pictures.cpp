@@ -2,13 +2,13 @@
 // the labels relabelled to the seed's TPU v3-8 (platform TPU, device order 0,1,2,3,6,7,4,5). The
 // arrays are 16x16 (the pictures depend only on the ratio of the dimensions, so they equal the seed's
 // 8192x8192 ones). Each picture ends with the empty line REFERENCE.md specifies.
-#include "sharding/visualize.hpp" // before array.hpp, which uses visualize_options without including it
 #include "devices/runtime.hpp"
 #include "sharding/array.hpp"
 #include "sharding/named_sharding.hpp"
 #include "sharding/ops.hpp"
 #include "sharding/positional_sharding.hpp"
 #include "sharding/single_device_sharding.hpp"
+#include "sharding/visualize.hpp"
 
 #include <catch2/catch.hpp>
 

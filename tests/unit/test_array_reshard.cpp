@@ -1,7 +1,6 @@
 // device_put of host data to a set of shardings on 8 CPU devices, then resharding between every
 // ordered pair: the values, the sharding and every shard's block must survive. Also the deleted-array
 // errors and block_until_ready with a timeout.
-#include "sharding/visualize.hpp" // before array.hpp, which uses visualize_options without including it
 #include "devices/calls.hpp"
 #include "devices/runtime.hpp"
 #include "sharding/array.hpp"
@@ -132,9 +131,7 @@ TEST_CASE("device_put between every ordered pair of shardings keeps values and b
   }
 }
 
-// [!mayfail] until device_put stops returning x itself for a merely equivalent sharding (see
-// doc/sharding.md, "Where we differ from JAX"); drop the tag once it carries the requested sharding.
-TEST_CASE("device_put to a sharding gives an array with that sharding, as JAX does", "[array][reshard][!mayfail]") {
+TEST_CASE("device_put to a sharding gives an array with that sharding, as JAX does", "[array][reshard]") {
   // JAX returns x itself only when x.sharding == s; otherwise the result carries s, even when s is
   // merely equivalent (the buffers may be reused).
   am::runtime rt(eight_cpus());

@@ -216,3 +216,37 @@ TEST_CASE("a program compiled once serves many calls and several devices", "[cpu
     for (int k = 0; k < 5; ++k)
       CHECK(run_on(d, p, {to_bytes(in)})[0] == expected);
 }
+
+TEST_CASE("edge cases: scalars, empty arrays, identity and repeated outputs, dead code", "[cpu][fusion]") {
+  am::runtime rt(small_runtime(2));
+  auto d0 = am::devices()[0], d1 = am::devices()[1];
+  am::program_builder b("edges");
+  auto s = b.parameter({am::dtype::float32, {}});
+  auto e = b.parameter({am::dtype::int32, {0, 3}});
+  auto v = b.parameter({am::dtype::float32, {4}});
+  b.unary(am::opcode::sin, v); // dead
+  auto s2 = b.binary(am::opcode::add, s, b.constant(1.5, {am::dtype::float32, {}}));
+  b.output(s2);
+  b.output(b.binary(am::opcode::multiply, e, e));
+  b.output(v);
+  b.output(s2);
+  b.output(b.binary(am::opcode::add, v, b.broadcast_in_dim(s2, {4}, {})));
+  auto p = b.build();
+  auto sv = am::upload(d1, to_bytes(std::vector<float>{2.0f}), {am::dtype::float32, {}});
+  auto ev = am::upload(d0, {}, {am::dtype::int32, {0, 3}});
+  auto vv = am::upload(d1, to_bytes(std::vector<float>{1, 2, 3, 4}), {am::dtype::float32, {4}}); // another device
+  auto outs = am::execute(d0, p, {sv, ev, vv});
+  REQUIRE(outs.size() == 5);
+  CHECK(from_bytes<float>(am::fetch(d0, outs[0]).get(10s)) == std::vector<float>{3.5f});
+  CHECK(outs[1].get(10s)->shape() == am::shape_t{0, 3});
+  CHECK(outs[1].get(10s)->size() == 0);
+  CHECK(from_bytes<float>(am::fetch(d0, outs[2]).get(10s)) == std::vector<float>{1, 2, 3, 4});
+  CHECK(outs[2].get(10s)->device_id() == d0.id); // an input from elsewhere is copied to the device
+  CHECK(outs[3].get(10s).get() == outs[0].get(10s).get());
+  CHECK(from_bytes<float>(am::fetch(d0, outs[4]).get(10s)) == std::vector<float>{4.5f, 5.5f, 6.5f, 7.5f});
+  // The identity of an input of the same device is the input itself (buffers are immutable).
+  am::program_builder id("identity");
+  id.output(id.parameter({am::dtype::float32, {4}}));
+  auto mine = am::upload(d1, to_bytes(std::vector<float>{1, 2, 3, 4}), {am::dtype::float32, {4}});
+  CHECK(am::execute(d1, id.build(), {mine})[0].get(10s).get() == mine.get(10s).get());
+}
