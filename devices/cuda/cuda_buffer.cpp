@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 namespace am::detail::cuda {
 
 device_stream::device_stream(const device& dev) : dev_(dev) {
@@ -39,8 +41,11 @@ cuda_buffer::cuda_buffer(am::dtype type, shape_t shape, std::shared_ptr<device_s
   if (err != cudaSuccess) {
     cudaGetLastError();
     data_ = nullptr;
-    if (err == cudaErrorMemoryAllocation)
-      throw_out_of_memory(bytes, stream_->dev(), "");
+    std::size_t free_bytes = 0, total_bytes = 0;
+    bool too_big = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess && bytes > free_bytes;
+    cudaGetLastError();
+    if (err == cudaErrorMemoryAllocation || too_big)
+      throw_out_of_memory(bytes, stream_->dev(), std::to_string(free_bytes) + " bytes free");
     check(err, "cudaMallocAsync", stream_->dev());
   }
   count_cuda_allocation(ordinal());

@@ -185,7 +185,7 @@ private:
     c.kernels.assign(c.plan.stages.size(), nullptr);
     for (std::size_t k = 0; k < c.plan.stages.size(); ++k) {
       auto& s = c.plan.stages[k];
-      if (s.kind != stage::kind_t::fused || runs_as_single(s))
+      if (s.kind != stage::kind_t::fused || runs_as_single(s) || s.outputs.empty())
         continue;
       try {
         auto source = fused_kernel_source(fused_kernel_body(*code, c.plan, s));
@@ -204,6 +204,8 @@ private:
       run_single(p, plan, s.instruction, values, stream_);
       return;
     }
+    if (s.outputs.empty()) // a region nothing reads
+      return;
     if (!kernel) { // one member, or no fused kernel: the precompiled kernel of each member
       for (auto m : s.members)
         run_single(p, plan, m, values, stream_);

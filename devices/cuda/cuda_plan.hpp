@@ -45,7 +45,4 @@ execution_plan plan_program(const program& p, bool fuse);
 /// instruction that reads only materialized buffers: compiling it would only cost time).
 bool runs_as_single(const stage& s);
 
-/// The largest rank structural kernels (copy, reduce) and fused broadcasts handle.
-inline constexpr int max_rank = 8;
-
 } // namespace am::detail::cuda
