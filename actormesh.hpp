@@ -1,14 +1,34 @@
-/// The umbrella header: everything a user of actormesh includes.
+/// The umbrella header: everything a user of actormesh includes. Nothing here pulls in CAF.
 #pragma once
 
+// The runtime, devices and the lanes.
 #include "actors/buffer.hpp"
 #include "actors/device_info.hpp"
 #include "actors/dtype.hpp"
+#include "actors/dtype_promotion.hpp"
 #include "actors/errors.hpp"
+#include "actors/float16.hpp"
 #include "actors/future.hpp"
 #include "actors/lane.hpp"
 #include "actors/program.hpp"
 #include "devices/calls.hpp"
 #include "devices/discovery.hpp"
+#include "devices/memory.hpp"
 #include "devices/options.hpp"
 #include "devices/runtime.hpp"
+
+// Meshes, shardings, host and global arrays, operations, jit.
+#include "sharding/array.hpp"
+#include "sharding/host_array.hpp"
+#include "sharding/host_array_print.hpp"
+#include "sharding/jit.hpp"
+#include "sharding/mesh.hpp"
+#include "sharding/named_sharding.hpp"
+#include "sharding/ops.hpp"
+#include "sharding/partition_spec.hpp"
+#include "sharding/positional_sharding.hpp"
+#include "sharding/random.hpp"
+#include "sharding/reductions.hpp"
+#include "sharding/shape_ops.hpp"
+#include "sharding/single_device_sharding.hpp"
+#include "sharding/visualize.hpp"

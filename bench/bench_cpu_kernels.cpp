@@ -8,7 +8,7 @@
 // processes on a shared machine); (d) runs on the device actor's thread and is timed in wall time.
 // Each figure is the best of --reps runs, printed as Gelem/s and as a ratio against (a).
 //
-//   ./build/bench/bench_cpu_kernels [--elements N] [--reps R] [--tile T]
+//   ./build/bench/bench_cpu_kernels [--elements N] [--reps R] [--tile T (default: the compiler's)]
 #include <actormesh.hpp>
 
 #include "devices/detail/buffer_pool.hpp"
@@ -104,7 +104,7 @@ double best_of(int reps, F&& f) {
 int main(int argc, char** argv) {
   const long long n = int_flag(argc, argv, "--elements", 8192LL * 8192 / 8) / 16 * 16;
   const int reps = static_cast<int>(int_flag(argc, argv, "--reps", 7));
-  const long long tile = int_flag(argc, argv, "--tile", 2048);
+  const long long tile = int_flag(argc, argv, "--tile", am::detail::compile_options{}.tile);
   if (!__builtin_cpu_supports("avx512f")) {
     fmt::print("this CPU has no AVX-512: the anchor loop cannot run\n");
     return 4;

@@ -9,11 +9,15 @@ install(TARGETS actormesh EXPORT actormeshTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS actormesh_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# Headers keep their floor folders: <actormesh.hpp> includes "actors/...", "devices/...".
-foreach(_floor actors devices sharding)
+# Headers keep their floor folders: <actormesh.hpp> includes "actors/...", "devices/...". The
+# internals of actors/ and devices/ (CAF messages, actors, kernels) stay out; sharding/detail/ is
+# installed because the public jit template uses its tracing interface (none of it includes CAF).
+foreach(_floor actors devices)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE)
 endforeach()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sharding/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/sharding
+        FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${PROJECT_SOURCE_DIR}/actormesh.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh)
 install(FILES ${PROJECT_BINARY_DIR}/generated/actormesh/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actormesh)

@@ -63,14 +63,16 @@ public:
       throw value_error("device_put: got " + std::to_string(call.bytes->size()) + " bytes for a buffer of "
                         + std::to_string(bytes));
     auto out = make_cpu_buffer(call.type.dtype, call.type.shape, pool_);
-    std::memcpy(out->data(), call.bytes->data(), out->byte_size());
+    if (out->byte_size() > 0)
+      std::memcpy(out->data(), call.bytes->data(), out->byte_size());
     call.output.set_value(std::move(out));
   }
 
   void fetch(fetch_call& call) override {
     auto in = host_readable(call.input.get(), pool_);
     std::vector<std::byte> bytes(in->byte_size());
-    std::memcpy(bytes.data(), in->data(), bytes.size());
+    if (!bytes.empty())
+      std::memcpy(bytes.data(), in->data(), bytes.size());
     call.output.set_value(std::move(bytes));
   }
 

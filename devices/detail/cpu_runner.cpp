@@ -142,7 +142,8 @@ void run_stage(const cpu_stage& st, const compiled_program& c, const program& p,
 /// A copy of `in` in `pool` (for an output that would otherwise live on another device).
 buffer_ref copy_to(const buffer_ref& in, const std::shared_ptr<buffer_pool>& pool) {
   auto out = make_cpu_buffer(in->dtype(), in->shape(), pool);
-  std::memcpy(out->data(), in->data(), in->byte_size());
+  if (in->byte_size() > 0)
+    std::memcpy(out->data(), in->data(), in->byte_size());
   return out;
 }
 

@@ -19,5 +19,12 @@ int main() {
   std::memcpy(values, bytes.data(), sizeof(values));
   std::printf("consumer: %zu devices, last %s, result %d %d %d %d\n", devs.size(),
               am::to_string(devs.back()).c_str(), values[0], values[1], values[2], values[3]);
-  return values[3] == 13 ? 0 : 1;
+  // The array layer through the installed headers: a sharded array, a jitted function, a reduction.
+  am::mesh m(am::create_device_mesh({3}, devs), {"x"});
+  auto x = am::device_put(am::host_array::arange(6, am::dtype::float32),
+                          am::make_named_sharding(m, am::P("x")));
+  auto f = am::jit([](const am::array& a) { return a * 2.0 + 1.0; });
+  auto total = am::sum(f(x)).to_host().item<float>();
+  std::printf("consumer: jit sum %g\n", static_cast<double>(total));
+  return values[3] == 13 && total == 36.0f ? 0 : 1;
 }

@@ -30,4 +30,5 @@ TEST_CASE("an outside CMake project builds and runs against the install tree", "
   INFO(run.output);
   CHECK(run.status == 0);
   CHECK_THAT(run.output, Catch::Contains("3 devices, last CpuDevice(id=2), result 10 11 12 13"));
+  CHECK_THAT(run.output, Catch::Contains("consumer: jit sum 36"));
 }
