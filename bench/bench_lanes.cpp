@@ -186,13 +186,13 @@ int main(int argc, char** argv) {
   fmt::print("blocking round trip, median (p90):\n");
   fmt::print("  actormesh lane (thread -> device actor -> future)   {:8.2f} us ({:.2f})\n", lane_med,
              percentile(lane, 0.9));
-  fmt::print("  raw CAF scoped_actor request                         {:8.2f} us ({:.2f})   lane is {:.2f}x faster\n",
+  fmt::print("  raw CAF scoped_actor request                         {:8.2f} us ({:.2f})   peer/lane time {:.2f}\n",
              scoped_med, percentile(scoped, 0.9), scoped_med / lane_med);
-  fmt::print("  raw CAF request/then between actors (mean)           {:8.2f} us          lane is {:.2f}x faster\n",
+  fmt::print("  raw CAF request/then between actors (mean)           {:8.2f} us          peer/lane time {:.2f}\n",
              request_then, request_then / lane_med);
   fmt::print("one-way throughput:\n");
   fmt::print("  actormesh lane calls                                 {:10.0f} /s\n", lane_rate);
-  fmt::print("  raw CAF anon_send to a detached actor                {:10.0f} /s   ratio {:.2f}x\n",
+  fmt::print("  raw CAF anon_send to a detached actor                {:10.0f} /s   lane/peer rate {:.2f}\n",
              caf_rate, lane_rate / caf_rate);
   fmt::print("targets: round trip <= 10 us median ({}), throughput >= 0.8x raw CAF ({})\n",
              lane_med <= 10 ? "met" : "missed", lane_rate >= 0.8 * caf_rate ? "met" : "missed");
