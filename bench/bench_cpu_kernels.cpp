@@ -32,6 +32,10 @@ extern "C" {
 __m512 Sleef_sinf16_u35avx512f(__m512);
 __m512 Sleef_cosf16_u35avx512f(__m512);
 __m512 Sleef_tanhf16_u35avx512f(__m512);
+struct am_sleef_m512_2 {
+  __m512 x, y;
+};
+am_sleef_m512_2 Sleef_sincosf16_u35avx512f(__m512);
 }
 
 namespace {
@@ -50,7 +54,8 @@ __attribute__((target("avx512f"))) void hand_loop(const float* x, float* y, long
   const __m512 two = _mm512_set1_ps(2.0f);
   for (long long i = 0; i < n; i += 16) {
     __m512 v = _mm512_loadu_ps(x + i);
-    __m512 t = Sleef_tanhf16_u35avx512f(_mm512_mul_ps(Sleef_sinf16_u35avx512f(v), Sleef_cosf16_u35avx512f(v)));
+    auto sc = Sleef_sincosf16_u35avx512f(v); // sin and cos in one call, as a careful hand would
+    __m512 t = Sleef_tanhf16_u35avx512f(_mm512_mul_ps(sc.x, sc.y));
     __m512 r = _mm512_sqrt_ps(_mm512_abs_ps(v));
     _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_add_ps(t, r), two));
   }

@@ -1,4 +1,4 @@
-// The hand-written peers of the sharding benchmark: the seed-004 expression and sin over a float32
+// The hand-written peers of the sharding benchmark: the seed-004 complex_computation and sin over a float32
 // buffer with SLEEF's AVX-512 u35 functions (the machine's limit for this math), or SLEEF's scalar
 // functions on CPUs without AVX-512.
 #pragma once
@@ -7,7 +7,7 @@
 
 namespace am::bench {
 
-/// out[i] = sqrt(|tanh(sin(x[i]) * cos(x[i]))|) * 2 for i in [0, n).
+/// The seed's complex_computation: out[i] = (tanh(sin(x[i]) * cos(x[i])) + sqrt(|x[i]|)) * 2.
 void complex_computation_loop(const float* x, float* out, std::int64_t n);
 
 /// out[i] = sin(x[i]) for i in [0, n).
