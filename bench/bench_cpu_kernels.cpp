@@ -1,3 +1,4 @@
+
 // CPU kernel benchmark: the seed's complex_computation (tanh(sin x * cos x) + sqrt|x|) * 2 over one
 // float32 shard, per thread, as
 //   (a) a hand-written loop of SLEEF's AVX-512 u35 functions (the anchor),
@@ -16,6 +17,8 @@
 #include "devices/detail/cpu_runner.hpp"
 
 #include <immintrin.h>
+
+#include "bench_flags.hpp"
 
 #include <fmt/core.h>
 
@@ -38,16 +41,12 @@ struct am_sleef_m512_2 {
 am_sleef_m512_2 Sleef_sincosf16_u35avx512f(__m512);
 }
 
+using am::bench::int_flag;
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-long long int_flag(int argc, char** argv, const char* name, long long fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::stoll(argv[i + 1]);
-  return fallback;
-}
 
 /// (a): the expression in registers, 16 lanes at a time (n a multiple of 16).
 __attribute__((target("avx512f"))) void hand_loop(const float* x, float* y, long long n) {

@@ -1,3 +1,4 @@
+
 // GPU benchmark: the seed's complex_computation, (tanh(sin x cos x) + sqrt|x|) * 2, over an 8192 x
 // 8192 float32 array on one CUDA device, through the runtime fused (one NVRTC kernel) and unfused
 // (one precompiled kernel per instruction, AM_CUDA_FUSION=off), against a hand-written CUDA kernel
@@ -12,6 +13,8 @@
 #include "devices/cuda/cuda_reference.hpp"
 #endif
 
+#include "bench_flags.hpp"
+
 #include <fmt/core.h>
 
 #include <chrono>
@@ -20,16 +23,12 @@
 #include <string>
 #include <vector>
 
+using am::bench::int_flag;
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-int int_flag(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::stoi(argv[i + 1]);
-  return fallback;
-}
 
 std::shared_ptr<const am::program> complex_computation(const am::shape_t& shape) {
   am::value_type t{am::dtype::float32, shape};

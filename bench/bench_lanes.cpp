@@ -1,3 +1,4 @@
+
 // Lane benchmark: a blocking call through a lane (user thread -> device actor -> future) against raw
 // CAF round trips, and one-way lane throughput against raw CAF sends. Every figure is measured in
 // this run and printed as a ratio against its peer.
@@ -6,6 +7,8 @@
 #include <actormesh.hpp>
 
 #include <caf/all.hpp>
+
+#include "bench_flags.hpp"
 
 #include <fmt/core.h>
 
@@ -16,18 +19,14 @@
 #include <string>
 #include <vector>
 
+using am::bench::int_flag;
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
 
-int int_flag(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::stoi(argv[i + 1]);
-  return fallback;
-}
 
 double micros(clock_type::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();

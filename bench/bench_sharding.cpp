@@ -1,3 +1,4 @@
+
 // Sharded-array benchmark (issue: sharded arrays with jit): sin and the seed-004 complex_computation
 // on 8192x8192 float32 over 8 CPU devices, eager and jitted, in elements per second, against a
 // hand-written loop over both cores with the same math library and against a one-device array;
@@ -15,6 +16,8 @@
 #include "sharding/ops.hpp"
 #include "sharding/single_device_sharding.hpp"
 
+#include "bench_flags.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -25,16 +28,12 @@
 #include <thread>
 #include <vector>
 
+using am::bench::int_flag;
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-int int_flag(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::stoi(argv[i + 1]);
-  return fallback;
-}
 
 /// Median seconds of `reps` runs of `body` after one warm-up run.
 double median_seconds(int reps, const std::function<void()>& body) {

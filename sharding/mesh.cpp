@@ -1,5 +1,6 @@
 #include "sharding/mesh.hpp"
 
+#include "actors/buffer.hpp"
 #include "actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
@@ -9,13 +10,6 @@
 namespace am {
 
 namespace {
-
-std::int64_t product(const std::vector<std::int64_t>& v) {
-  std::int64_t p = 1;
-  for (auto x : v)
-    p *= x;
-  return p;
-}
 
 // numpy prints shapes in reshape errors without blanks: (3,2).
 std::string numpy_shape(const std::vector<std::int64_t>& shape) {
@@ -35,7 +29,7 @@ device_grid::device_grid(std::vector<std::int64_t> shape, std::vector<device> de
   for (auto d : shape_)
     if (d < 0)
       throw value_error("negative dimensions are not allowed");
-  if (product(shape_) != static_cast<std::int64_t>(devices_.size()))
+  if (element_count(shape_) != static_cast<std::int64_t>(devices_.size()))
     throw value_error("cannot reshape array of size " + std::to_string(devices_.size()) + " into shape " +
                       numpy_shape(shape_));
 }
@@ -76,7 +70,7 @@ device_grid device_grid::reshape(std::vector<std::int64_t> shape) const {
 }
 
 device_grid create_device_mesh(const std::vector<std::int64_t>& shape, const std::vector<device>& devices) {
-  if (product(shape) != static_cast<std::int64_t>(devices.size()))
+  if (element_count(shape) != static_cast<std::int64_t>(devices.size()))
     throw value_error("Number of devices " + std::to_string(devices.size()) +
                       " must equal the product of mesh_shape " + detail::py_int_tuple(shape));
   return device_grid(shape, devices);

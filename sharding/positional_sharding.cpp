@@ -1,5 +1,6 @@
 #include "sharding/positional_sharding.hpp"
 
+#include "actors/buffer.hpp"
 #include "actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
@@ -9,13 +10,6 @@
 namespace am {
 
 namespace {
-
-std::int64_t product(const std::vector<std::int64_t>& v) {
-  std::int64_t p = 1;
-  for (auto x : v)
-    p *= x;
-  return p;
-}
 
 // Row-major strides of `shape`.
 std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
@@ -170,7 +164,7 @@ positional_sharding positional_sharding::replicate(std::optional<int> axis, bool
   for (std::size_t k = 0; k < ndim(); ++k)
     kept_shape[k] = reduced[k] ? 1 : shape_[k];
   const auto kept_strides = strides_of(kept_shape);
-  std::vector<std::vector<int>> cells(static_cast<std::size_t>(product(kept_shape)));
+  std::vector<std::vector<int>> cells(static_cast<std::size_t>(element_count(kept_shape)));
   for (std::size_t flat = 0; flat < cells_.size(); ++flat) {
     const auto c = unravel(static_cast<std::int64_t>(flat), shape_);
     std::int64_t out = 0;

@@ -10,6 +10,8 @@
 #include "sharding/single_device_sharding.hpp"
 #include "sharding/visualize.hpp"
 
+#include "support/arrays.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -17,13 +19,7 @@
 
 namespace {
 
-/// A runtime with 8 CPU devices and no GPUs.
-am::options eight_cpus() {
-  am::options o;
-  o.cpu_devices = 8;
-  o.use_gpus = false;
-  return o;
-}
+using am::testing::eight_cpus;
 
 /// The seed's labels: TPU, devices in the torus order of mesh_utils.create_device_mesh((8,)).
 am::visualize_options tpu() {

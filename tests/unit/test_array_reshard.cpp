@@ -10,6 +10,8 @@
 #include "sharding/random.hpp"
 #include "sharding/single_device_sharding.hpp"
 
+#include "support/arrays.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -20,13 +22,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A runtime with 8 CPU devices and no GPUs, for one test case.
-am::options eight_cpus() {
-  am::options o;
-  o.cpu_devices = 8;
-  o.use_gpus = false;
-  return o;
-}
+using am::testing::eight_cpus;
 
 /// A sharding with the name the test reports it by.
 struct named_case {
