@@ -6,15 +6,35 @@
 
 #include <caf/send.hpp>
 
+#include <unordered_map>
+
 namespace am {
 
 namespace {
 
-/// Numbers a piece of work in this thread's lane to the device and sends it.
+/// This thread's outbox to the device behind `ep`, created (and registered with the runtime, which
+/// closes it when it stops) on first use.
+const std::shared_ptr<detail::device_outbox>& outbox_for(detail::runtime_impl& rt,
+                                                        const detail::device_endpoint& ep) {
+  thread_local std::unordered_map<std::uint64_t, std::shared_ptr<detail::device_outbox>> outboxes;
+  auto it = outboxes.find(ep.lane_key);
+  if (it != outboxes.end())
+    return it->second;
+  if (outboxes.size() >= 64) // forget outboxes of runtimes that have stopped
+    std::erase_if(outboxes, [](auto& entry) { return entry.second->closed(); });
+  auto box = std::make_shared<detail::device_outbox>();
+  rt.register_outbox(box);
+  return outboxes.emplace(ep.lane_key, std::move(box)).first->second;
+}
+
+/// Numbers a piece of work in this thread's lane to the device and queues it; sends the device a
+/// take message unless one is already pending.
 void send_to_device(const device& d, detail::device_work work) {
   auto rt = detail::current_runtime();
   auto& ep = rt->endpoint(d.id);
-  caf::anon_send(ep.actor, detail::device_call{next_call_header(ep.lane_key), std::move(work)});
+  auto& box = outbox_for(*rt, ep);
+  if (box->push(detail::device_call{next_call_header(ep.lane_key), std::move(work)}))
+    caf::anon_send(ep.actor, detail::device_batch{box});
 }
 
 } // namespace

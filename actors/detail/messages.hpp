@@ -5,6 +5,7 @@
 #include "actors/buffer.hpp"
 #include "actors/future.hpp"
 #include "actors/lane.hpp"
+#include "actors/detail/lane_outbox.hpp"
 #include "actors/program.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -47,6 +48,14 @@ struct device_call {
   device_work work;
 };
 
+/// The queue of one caller's calls to one device.
+using device_outbox = lane_outbox<device_call>;
+
+/// A message to a device actor: take the calls queued in this caller's outbox.
+struct device_batch {
+  std::shared_ptr<device_outbox> outbox;
+};
+
 /// A message to the host actor: a task run in its caller's lane. The task resolves its own promise
 /// (the typed wrapper is built on the caller side) and must not throw.
 struct host_call {
@@ -63,4 +72,5 @@ using completed_atom = caf::atom_constant<caf::atom("completed")>;
 } // namespace am::detail
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_call)

@@ -114,6 +114,21 @@ void drain(device_actor* self) {
   }
 }
 
+/// Admits one call in its caller's order, then runs it now or parks it behind stalled work.
+void accept(device_actor* self, device_call& call) {
+  auto header = call.header;
+  self->state.admission.offer(header, std::move(call.work), [self](device_work& work) {
+    auto& st = self->state;
+    if (st.stalled.empty() && first_pending_input(work) == nullptr) {
+      execute(st, work);
+      return;
+    }
+    st.stalled.push_back(std::move(work));
+    if (st.stalled.size() == 1)
+      drain(self);
+  });
+}
+
 caf::behavior device_behavior(device_actor* self, device dev,
                               std::shared_ptr<std::unique_ptr<device_executor>> executor) {
   self->state.dev = dev;
@@ -130,18 +145,10 @@ caf::behavior device_behavior(device_actor* self, device dev,
       caf::anon_send(hdl, completed_atom::value, token);
   });
   return {
-    [self](device_call& call) {
-      auto header = call.header;
-      self->state.admission.offer(header, std::move(call.work), [self](device_work& work) {
-        auto& st = self->state;
-        if (st.stalled.empty() && first_pending_input(work) == nullptr) {
-          execute(st, work);
-          return;
-        }
-        st.stalled.push_back(std::move(work));
-        if (st.stalled.size() == 1)
-          drain(self);
-      });
+    [self](device_call& call) { accept(self, call); },
+    [self](device_batch& batch) {
+      for (auto& call : batch.outbox->take())
+        accept(self, call);
     },
     [self](resume_atom) { drain(self); },
     [self](completed_atom, std::uint64_t token) { self->state.executor->complete(token); },

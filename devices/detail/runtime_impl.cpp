@@ -70,6 +70,17 @@ runtime_impl::~runtime_impl() {
   endpoints_.clear();
   host_ = nullptr;
   system_.reset(); // waits for every actor to finish
+  // The actors are gone: calls still queued in callers' outboxes can never run.
+  std::lock_guard<std::mutex> guard(outboxes_mutex_);
+  for (auto& weak : outboxes_)
+    if (auto box = weak.lock())
+      box->close();
+}
+
+void runtime_impl::register_outbox(const std::shared_ptr<device_outbox>& box) {
+  std::lock_guard<std::mutex> guard(outboxes_mutex_);
+  std::erase_if(outboxes_, [](auto& weak) { return weak.expired(); });
+  outboxes_.push_back(box);
 }
 
 void runtime_impl::shut_down() {

@@ -2,6 +2,7 @@
 /// host actor, and the lane keys their callers number calls against.
 #pragma once
 
+#include "actors/detail/messages.hpp"
 #include "actors/device_info.hpp"
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/discovery.hpp"
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace am::detail {
@@ -45,6 +47,10 @@ public:
   std::uint64_t host_lane_key() const noexcept { return host_lane_key_; }
   caf::actor_system& system() noexcept { return *system_; }
 
+  /// Remembers a caller's outbox to one of this runtime's devices, to close it when the runtime
+  /// stops: calls still queued there then fail instead of waiting forever.
+  void register_outbox(const std::shared_ptr<device_outbox>& box);
+
   /// The endpoint of a device id; throws am::value_error for an unknown id.
   const device_endpoint& endpoint(int device_id) const;
 
@@ -70,6 +76,8 @@ private:
   caf::actor_system_config caf_config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<device_endpoint> endpoints_;
+  std::mutex outboxes_mutex_;
+  std::vector<std::weak_ptr<device_outbox>> outboxes_;
   std::vector<std::shared_ptr<buffer_pool>> cpu_pools_; ///< by device id; null for non-CPU devices
   /// By device id. CPU devices read their pool. CUDA devices: the hook is `cuda_memory_stats` of
   /// devices/cuda/cuda_memory.hpp, installed where the CUDA device actors are spawned; an empty

@@ -1,15 +1,20 @@
 // Golden pictures of visualize_array_sharding: every expected string below was drawn by rich with the
 // settings JAX's visualize_sharding uses (no colour), and the seed-001 ones agree with the seed's
-// pictures. Each picture is followed by the empty line REFERENCE.md specifies.
+// pictures. Each picture is followed by the empty line REFERENCE.md specifies. The seed's pictures that
+// test_array_pictures.cpp checks too live in support/seed_pictures.hpp.
 #include "sharding/named_sharding.hpp"
 #include "sharding/positional_sharding.hpp"
 #include "sharding/sharding_errors.hpp"
 #include "sharding/single_device_sharding.hpp"
 #include "sharding/visualize.hpp"
 
+#include "support/seed_pictures.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace am;
+using am::testing::pictures::with_blank;
+namespace pictures = am::testing::pictures;
 
 namespace {
 
@@ -30,21 +35,10 @@ visualize_options tpu() {
   return o;
 }
 
-std::string with_blank(const std::string& picture) { return picture + "\n"; }
-
 } // namespace
 
 TEST_CASE("visualize: 4x2 TPU grid of the seed, device order 0,1,2,3,6,7,4,5", "[visualize]") {
-  const std::string expected = with_blank(R"PIC(┌──────────┬──────────┐
-│  TPU 0   │  TPU 1   │
-├──────────┼──────────┤
-│  TPU 2   │  TPU 3   │
-├──────────┼──────────┤
-│  TPU 6   │  TPU 7   │
-├──────────┼──────────┤
-│  TPU 4   │  TPU 5   │
-└──────────┴──────────┘
-)PIC");
+  const std::string& expected = pictures::grid_4x2_tpu;
   // As the seed builds it: a mesh over the devices in topology order.
   mesh m(create_device_mesh({4, 2}, tpu_order()), {"a", "b"});
   CHECK(visualize_array_sharding(big, named_sharding(m, P("a", "b")), tpu()) == expected);
@@ -59,157 +53,30 @@ TEST_CASE("visualize: 4x2 TPU grid of the seed, device order 0,1,2,3,6,7,4,5", "
 
 TEST_CASE("visualize: an unsharded 8192x8192 array on one device", "[visualize]") {
   CHECK(visualize_array_sharding(big, single_device_sharding(virtual_cpu_devices(1)[0]), tpu()) ==
-        with_blank(R"PIC(┌───────────────────────┐
-│                       │
-│                       │
-│                       │
-│                       │
-│         TPU 0         │
-│                       │
-│                       │
-│                       │
-│                       │
-└───────────────────────┘
-)PIC"));
+        pictures::single_tpu_0);
 }
 
 TEST_CASE("visualize: PositionalSharding reshaped to 8x1 and 1x8", "[visualize]") {
   positional_sharding s(tpu_order());
-  CHECK(visualize_array_sharding(big, s.reshape({8, 1}), tpu()) == with_blank(R"PIC(┌───────────────────────┐
-│         TPU 0         │
-├───────────────────────┤
-│         TPU 1         │
-├───────────────────────┤
-│         TPU 2         │
-├───────────────────────┤
-│         TPU 3         │
-├───────────────────────┤
-│         TPU 6         │
-├───────────────────────┤
-│         TPU 7         │
-├───────────────────────┤
-│         TPU 4         │
-├───────────────────────┤
-│         TPU 5         │
-└───────────────────────┘
-)PIC"));
-  CHECK(visualize_array_sharding(big, s.reshape({1, 8}), tpu()) == with_blank(R"PIC(┌───────┬───────┬───────┬───────┬───────┬───────┬───────┬───────┐
-│       │       │       │       │       │       │       │       │
-│       │       │       │       │       │       │       │       │
-│       │       │       │       │       │       │       │       │
-│       │       │       │       │       │       │       │       │
-│ TPU 0 │ TPU 1 │ TPU 2 │ TPU 3 │ TPU 6 │ TPU 7 │ TPU 4 │ TPU 5 │
-│       │       │       │       │       │       │       │       │
-│       │       │       │       │       │       │       │       │
-│       │       │       │       │       │       │       │       │
-│       │       │       │       │       │       │       │       │
-└───────┴───────┴───────┴───────┴───────┴───────┴───────┴───────┘
-)PIC"));
+  CHECK(visualize_array_sharding(big, s.reshape({8, 1}), tpu()) == pictures::rows_8_tpu);
+  CHECK(visualize_array_sharding(big, s.reshape({1, 8}), tpu()) == pictures::cols_8_tpu);
 }
 
 TEST_CASE("visualize: PositionalSharding replicate(0) and replicate(1)", "[visualize]") {
   auto s = positional_sharding(tpu_order()).reshape({4, 2});
-  CHECK(visualize_array_sharding(big, s.replicate(0), tpu()) == with_blank(R"PIC(┌───────────┬───────────┐
-│           │           │
-│           │           │
-│           │           │
-│           │           │
-│TPU 0,2,4,6│TPU 1,3,5,7│
-│           │           │
-│           │           │
-│           │           │
-│           │           │
-└───────────┴───────────┘
-)PIC"));
-  CHECK(visualize_array_sharding(big, s.replicate(1), tpu()) == with_blank(R"PIC(┌───────────────────────┐
-│        TPU 0,1        │
-├───────────────────────┤
-│        TPU 2,3        │
-├───────────────────────┤
-│        TPU 6,7        │
-├───────────────────────┤
-│        TPU 4,5        │
-└───────────────────────┘
-)PIC"));
+  CHECK(visualize_array_sharding(big, s.replicate(0), tpu()) == pictures::cols_2_tpu);
+  CHECK(visualize_array_sharding(big, s.replicate(1), tpu()) == pictures::rows_4_pairs_tpu);
 }
 
 TEST_CASE("visualize: NamedSharding pictures of the seed", "[visualize]") {
   mesh m(create_device_mesh({4, 2}, tpu_order()), {"a", "b"});
   auto draw = [&](const partition_spec& spec) { return visualize_array_sharding(big, named_sharding(m, spec), tpu()); };
-  CHECK(draw(P("b", "a")) == with_blank(R"PIC(┌───────┬───────┬───────┬───────┐
-│       │       │       │       │
-│ TPU 0 │ TPU 2 │ TPU 6 │ TPU 4 │
-│       │       │       │       │
-│       │       │       │       │
-├───────┼───────┼───────┼───────┤
-│       │       │       │       │
-│ TPU 1 │ TPU 3 │ TPU 7 │ TPU 5 │
-│       │       │       │       │
-│       │       │       │       │
-└───────┴───────┴───────┴───────┘
-)PIC"));
-  CHECK(draw(P("a", none)) == with_blank(R"PIC(┌───────────────────────┐
-│        TPU 0,1        │
-├───────────────────────┤
-│        TPU 2,3        │
-├───────────────────────┤
-│        TPU 6,7        │
-├───────────────────────┤
-│        TPU 4,5        │
-└───────────────────────┘
-)PIC"));
-  CHECK(draw(P("a")) == with_blank(R"PIC(┌───────────────────────┐
-│        TPU 0,1        │
-├───────────────────────┤
-│        TPU 2,3        │
-├───────────────────────┤
-│        TPU 6,7        │
-├───────────────────────┤
-│        TPU 4,5        │
-└───────────────────────┘
-)PIC"));
-  CHECK(draw(P(none, "b")) == with_blank(R"PIC(┌───────────┬───────────┐
-│           │           │
-│           │           │
-│           │           │
-│           │           │
-│TPU 0,2,4,6│TPU 1,3,5,7│
-│           │           │
-│           │           │
-│           │           │
-│           │           │
-└───────────┴───────────┘
-)PIC"));
-  CHECK(draw(P(none, "a")) == with_blank(R"PIC(┌───────┬───────┬───────┬───────┐
-│       │       │       │       │
-│       │       │       │       │
-│       │       │       │       │
-│       │       │       │       │
-│TPU 0,1│TPU 2,3│TPU 6,7│TPU 4,5│
-│       │       │       │       │
-│       │       │       │       │
-│       │       │       │       │
-│       │       │       │       │
-└───────┴───────┴───────┴───────┘
-)PIC"));
-  CHECK(draw(P(std::vector<std::string>{"a", "b"}, none)) == with_blank(R"PIC(┌───────────────────────┐
-│         TPU 0         │
-├───────────────────────┤
-│         TPU 1         │
-├───────────────────────┤
-│         TPU 2         │
-├───────────────────────┤
-│         TPU 3         │
-├───────────────────────┤
-│         TPU 6         │
-├───────────────────────┤
-│         TPU 7         │
-├───────────────────────┤
-│         TPU 4         │
-├───────────────────────┤
-│         TPU 5         │
-└───────────────────────┘
-)PIC"));
+  CHECK(draw(P("b", "a")) == pictures::grid_2x4_tpu);
+  CHECK(draw(P("a", none)) == pictures::rows_4_pairs_tpu);
+  CHECK(draw(P("a")) == pictures::rows_4_pairs_tpu);
+  CHECK(draw(P(none, "b")) == pictures::cols_2_tpu);
+  CHECK(draw(P(none, "a")) == pictures::cols_4_pairs_tpu);
+  CHECK(draw(P(std::vector<std::string>{"a", "b"}, none)) == pictures::rows_8_tpu);
 }
 
 TEST_CASE("visualize: REFERENCE.md's (8, 2) examples: base width 2, heights 2 and 5", "[visualize]") {
@@ -240,10 +107,7 @@ TEST_CASE("visualize: REFERENCE.md's (8, 2) examples: base width 2, heights 2 an
 
 TEST_CASE("visualize: 1-D arrays: one row of cells of height 1", "[visualize]") {
   mesh m8({8}, virtual_cpu_devices(8), {"x"});
-  CHECK(visualize_array_sharding({8}, named_sharding(m8, P("x"))) == with_blank(R"PIC(┌───────┬───────┬───────┬───────┬───────┬───────┬───────┬───────┐
-│ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │ CPU 4 │ CPU 5 │ CPU 6 │ CPU 7 │
-└───────┴───────┴───────┴───────┴───────┴───────┴───────┴───────┘
-)PIC"));
+  CHECK(visualize_array_sharding({8}, named_sharding(m8, P("x"))) == pictures::row_8_cpu_1d);
   CHECK(visualize_array_sharding({8}, named_sharding(m8, P())) == with_blank(R"PIC(┌───────────────────┐
 │CPU 0,1,2,3,4,5,6,7│
 └───────────────────┘
