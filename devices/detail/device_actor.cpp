@@ -90,11 +90,12 @@ void execute(device_state& st, device_work& work) {
   }
 }
 
-/// Asks to be woken (by a resume message) when the first stalled item's pending input resolves.
-void arm_resume(device_actor* self) {
-  auto* pending = first_pending_input(self->state.stalled.front());
+/// Asks to be woken (by a resume message) when `pending`, the first stalled item's input, resolves.
+void arm_resume(device_actor* self, const shard_future& pending) {
   caf::actor_addr me = self->address();
-  pending->on_ready([me] {
+  // Runs at once when the input became ready meanwhile (another device resolves it concurrently):
+  // the resume message is then already on its way.
+  pending.on_ready([me] {
     if (auto hdl = caf::actor_cast<caf::actor>(me))
       caf::anon_send(hdl, resume_atom::value);
   });
@@ -104,8 +105,9 @@ void arm_resume(device_actor* self) {
 void drain(device_actor* self) {
   auto& st = self->state;
   while (!st.stalled.empty()) {
-    if (first_pending_input(st.stalled.front()) != nullptr) {
-      arm_resume(self);
+    // One look at the inputs: asking twice could see a pending input turn ready in between.
+    if (const auto* pending = first_pending_input(st.stalled.front())) {
+      arm_resume(self, *pending);
       return;
     }
     auto work = std::move(st.stalled.front());
