@@ -22,18 +22,18 @@ const std::shared_ptr<detail::device_outbox>& outbox_for(detail::runtime_impl& r
     return it->second;
   if (outboxes.size() >= 64) // forget outboxes of runtimes that have stopped
     std::erase_if(outboxes, [](auto& entry) { return entry.second->closed(); });
-  auto box = std::make_shared<detail::device_outbox>();
+  auto box = std::make_shared<detail::device_outbox>(this_caller());
   rt.register_outbox(box);
   return outboxes.emplace(ep.lane_key, std::move(box)).first->second;
 }
 
-/// Numbers a piece of work in this thread's lane to the device and queues it; sends the device a
-/// take message unless one is already pending.
+/// Queues a piece of work as the next call of this thread's lane to the device (the outbox numbers
+/// it); sends the device a take message unless one is already pending.
 void send_to_device(const device& d, detail::device_work work) {
   auto rt = detail::current_runtime();
   auto& ep = rt->endpoint(d.id);
   auto& box = outbox_for(*rt, ep);
-  if (box->push(detail::device_call{next_call_header(ep.lane_key), std::move(work)}))
+  if (box->push(std::move(work)))
     caf::anon_send(ep.actor, detail::device_batch{box});
 }
 

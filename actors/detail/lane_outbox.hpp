@@ -4,6 +4,8 @@
 /// Order is kept: one caller's calls go through its one outbox, taken in FIFO order.
 #pragma once
 
+#include "actors/lane.hpp"
+
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -11,18 +13,25 @@
 namespace am::detail {
 
 /// A FIFO of calls from one thread to one actor; thread-safe between that thread and the actor.
+/// The outbox numbers the calls (its caller's lane to its actor), so `Call` is built from a
+/// call_header and the work.
 template <class Call>
 class lane_outbox {
 public:
-  /// Queues `call`. Returns true when the caller must send a take message (none is pending). On a
-  /// closed outbox the call is dropped here (its promises fail) and false is returned.
-  bool push(Call call) {
+  /// The outbox of `caller`'s lane; sequence numbers start at 0.
+  explicit lane_outbox(caller_id caller) : caller_(caller) {}
+
+  /// Queues `work` as the next call of the lane. Returns true when the caller must send a take
+  /// message (none is pending). On a closed outbox the work is dropped here (its promises fail) and
+  /// false is returned.
+  template <class Work>
+  bool push(Work&& work) {
     std::unique_lock<std::mutex> guard(mutex_);
     if (closed_) {
       guard.unlock();
-      return false; // `call` is destroyed here, outside the lock
+      return false; // `work` is destroyed by the caller, outside the lock
     }
-    calls_.push_back(std::move(call));
+    calls_.push_back(Call{call_header{caller_, next_seq_++}, std::forward<Work>(work)});
     if (take_pending_)
       return false;
     take_pending_ = true;
@@ -55,6 +64,8 @@ public:
   }
 
 private:
+  caller_id caller_;
+  std::uint64_t next_seq_ = 0;
   std::mutex mutex_;
   std::vector<Call> calls_;
   bool take_pending_ = false;
