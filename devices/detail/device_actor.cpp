@@ -58,6 +58,8 @@ struct device_state {
   in_order_admission<device_work> admission;
   /// Admitted work held back (in order) because its first item waits for an input from elsewhere.
   std::deque<device_work> stalled;
+  /// The calls taken from an outbox, being handled (kept to reuse its capacity).
+  std::vector<device_call> batch;
   static inline const char* name = "am.device";
 };
 
@@ -149,8 +151,11 @@ caf::behavior device_behavior(device_actor* self, device dev,
   return {
     [self](device_call& call) { accept(self, call); },
     [self](device_batch& batch) {
-      for (auto& call : batch.outbox->take())
+      auto& calls = self->state.batch;
+      batch.outbox->take(calls);
+      for (auto& call : calls)
         accept(self, call);
+      calls.clear();
     },
     [self](resume_atom) { drain(self); },
     [self](completed_atom, std::uint64_t token) { self->state.executor->complete(token); },
