@@ -58,8 +58,8 @@ struct device_state {
   in_order_admission<device_work> admission;
   /// Admitted work held back (in order) because its first item waits for an input from elsewhere.
   std::deque<device_work> stalled;
-  /// The calls taken from an outbox, being handled (kept to reuse its capacity).
-  std::vector<device_call> batch;
+  /// The calls taken from an outbox, being handled (kept to reuse its storage).
+  std::deque<device_call> batch;
   static inline const char* name = "am.device";
 };
 
