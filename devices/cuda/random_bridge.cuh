@@ -2,7 +2,7 @@
 // the shared counter-based generator devices/detail/random_counter.hpp: a value is a pure function
 // of (key, global linear index), so a CUDA device gives the CPU device's values (float32 uniform bit
 // for bit; normal values up to the last bits of the device's log/cos). Included after
-// device_math.cuh; includes nothing NVRTC lacks (its <cstdint> is the stub of nvrtc_std_headers.cpp).
+// device_math.cuh; includes nothing NVRTC lacks (its <cstdint> is the minimal header text that nvrtc_std_headers.cpp supplies).
 #pragma once
 
 #include "devices/detail/random_counter.hpp"
