@@ -67,7 +67,7 @@ public:
     return n;
   }
 
-  /// The calls held back for a caller, for diagnostics (e.g. a lane stuck behind a lost call).
+  /// The next sequence number expected from caller `c` (diagnostics: a lane stuck behind a lost call).
   std::uint64_t expected_seq(caller_id c) const {
     auto it = next_seq_.find(c);
     return it == next_seq_.end() ? 0 : it->second;
