@@ -19,8 +19,11 @@ TEST_CASE("an outside CMake project builds and runs against the install tree", "
   REQUIRE(install.status == 0);
   CHECK(fs::exists(fs::path(prefix) / "include/actormesh/actormesh.hpp"));
   CHECK(fs::exists(fs::path(prefix) / "bin/actormesh"));
+  // The consumer uses this build's generator and compiler: a fresh machine has what the README
+  // installs (ninja), not necessarily make.
   auto configure = run_command("cmake -S " + std::string(AM_SOURCE_DIR) + "/tests/consumer -B "
-                               + (work / "build").string() + " -DCMAKE_PREFIX_PATH=" + prefix);
+                               + (work / "build").string() + " -G \"" + AM_CMAKE_GENERATOR + "\""
+                               + " -DCMAKE_CXX_COMPILER=" + AM_CXX_COMPILER + " -DCMAKE_PREFIX_PATH=" + prefix);
   INFO(configure.output);
   REQUIRE(configure.status == 0);
   auto build = run_command("cmake --build " + (work / "build").string());
