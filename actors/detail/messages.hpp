@@ -42,7 +42,8 @@ struct fetch_call {
 /// The body of a device lane message.
 using device_work = std::variant<program_call, upload_call, fetch_call>;
 
-/// A message to a device actor: who called, in which order, and what to do.
+/// One call to a device actor: who called, in which order, and what to do. Calls travel in their
+/// caller's outbox (device_batch), not as messages of their own.
 struct device_call {
   call_header header;
   device_work work;
@@ -71,6 +72,5 @@ using completed_atom = caf::atom_constant<caf::atom("completed")>;
 
 } // namespace am::detail
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_call)

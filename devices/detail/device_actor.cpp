@@ -149,7 +149,6 @@ caf::behavior device_behavior(device_actor* self, device dev,
       caf::anon_send(hdl, completed_atom::value, token);
   });
   return {
-    [self](device_call& call) { accept(self, call); },
     [self](device_batch& batch) {
       auto& calls = self->state.batch;
       batch.outbox->take(calls);
