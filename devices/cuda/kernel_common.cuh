@@ -4,6 +4,7 @@
 
 #include "actors/dtype.hpp"
 #include "devices/cuda/device_math.cuh"
+#include "devices/cuda/dtype_codes.hpp"
 
 #include <cuda_runtime.h>
 
@@ -33,21 +34,6 @@ __device__ __forceinline__ amd::i64 first_index() {
 /// The step of a grid-stride loop.
 __device__ __forceinline__ amd::i64 grid_step() {
   return static_cast<amd::i64>(gridDim.x) * blockDim.x;
-}
-
-/// Calls `f(std::integral_constant<int, D>{})` with the dtype code of `t`.
-template <class F>
-void with_dtype(dtype t, F&& f) {
-  switch (t) {
-    case dtype::bool_: f(std::integral_constant<int, 0>{}); break;
-    case dtype::uint8: f(std::integral_constant<int, 1>{}); break;
-    case dtype::int32: f(std::integral_constant<int, 2>{}); break;
-    case dtype::int64: f(std::integral_constant<int, 3>{}); break;
-    case dtype::float16: f(std::integral_constant<int, 4>{}); break;
-    case dtype::bfloat16: f(std::integral_constant<int, 5>{}); break;
-    case dtype::float32: f(std::integral_constant<int, 6>{}); break;
-    case dtype::float64: f(std::integral_constant<int, 7>{}); break;
-  }
 }
 
 /// Storage and compute types of dtype code D.

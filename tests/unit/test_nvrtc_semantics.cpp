@@ -30,6 +30,7 @@ float amd_host_half_to_float(unsigned short h) { return static_cast<float>(am::f
 
 #include "devices/cuda/device_math.cuh"
 #include "devices/cuda/random_bridge.cuh"
+#include "devices/cuda/dtype_codes.hpp"
 
 #include <type_traits>
 
@@ -39,19 +40,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-template <class F>
-void with_code(dtype t, F&& f) {
-  switch (t) {
-    case dtype::bool_: f(std::integral_constant<int, 0>{}); break;
-    case dtype::uint8: f(std::integral_constant<int, 1>{}); break;
-    case dtype::int32: f(std::integral_constant<int, 2>{}); break;
-    case dtype::int64: f(std::integral_constant<int, 3>{}); break;
-    case dtype::float16: f(std::integral_constant<int, 4>{}); break;
-    case dtype::bfloat16: f(std::integral_constant<int, 5>{}); break;
-    case dtype::float32: f(std::integral_constant<int, 6>{}); break;
-    case dtype::float64: f(std::integral_constant<int, 7>{}); break;
-  }
-}
+using am::detail::cuda::with_dtype;
 
 template <int D>
 std::vector<typename amd::dt<D>::C> load_all(const std::vector<std::byte>& bytes) {
@@ -80,7 +69,7 @@ std::vector<std::byte> store_all(const std::vector<C>& values) {
 std::vector<std::byte> device_rules(opcode op, dtype t, const std::vector<std::byte>& xb,
                                     const std::vector<std::byte>& yb) {
   std::vector<std::byte> out;
-  with_code(t, [&](auto d) {
+  with_dtype(t, [&](auto d) {
     constexpr int D = decltype(d)::value;
     using C = typename amd::dt<D>::C;
     auto x = load_all<D>(xb);
@@ -129,9 +118,9 @@ std::vector<std::byte> device_rules(opcode op, dtype t, const std::vector<std::b
 /// device_math.cuh's conversion of x from `from` to `to`.
 std::vector<std::byte> device_convert(dtype from, dtype to, const std::vector<std::byte>& xb) {
   std::vector<std::byte> out;
-  with_code(from, [&](auto f) {
+  with_dtype(from, [&](auto f) {
     constexpr int From = decltype(f)::value;
-    with_code(to, [&](auto t) {
+    with_dtype(to, [&](auto t) {
       constexpr int To = decltype(t)::value;
       auto x = load_all<From>(xb);
       std::vector<typename amd::dt<To>::C> r(x.size());
@@ -230,7 +219,7 @@ TEST_CASE("random_bridge.cuh gives the CPU device's random values", "[nvrtc]") {
       b.output(b.random(normal ? opcode::random_normal : opcode::random_uniform, {t, {10, 9}}, 77, global, {20, 0}));
       auto want = fetch(cpu, execute(cpu, b.build(), {})[0]).get(30s);
       std::vector<std::byte> got;
-      with_code(t, [&](auto d) {
+      with_dtype(t, [&](auto d) {
         constexpr int D = decltype(d)::value;
         std::vector<typename amd::dt<D>::C> r(90);
         for (std::size_t i = 0; i < r.size(); ++i)
