@@ -5,6 +5,7 @@
 
 #include "actors/dtype.hpp"
 #include "actors/future.hpp"
+#include "actors/shape.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,18 +14,13 @@
 
 namespace am {
 
-/// A shape: one extent per dimension, row-major.
-using shape_t = std::vector<std::int64_t>;
-
-/// Number of elements of a shape (1 for a scalar).
-std::int64_t element_count(const shape_t& shape) noexcept;
-
 /// An immutable-once-produced block of device memory holding `element_count(shape)` elements.
 class buffer {
 public:
-  /// Records the layout; the memory itself belongs to the concrete kind.
-  buffer(am::dtype type, shape_t shape, int device_id)
-    : type_(type), shape_(std::move(shape)), device_id_(device_id) {}
+  /// Records the layout; the memory itself belongs to the concrete kind. Throws am::value_error for
+  /// a negative extent or a byte size past int64 (checked once here, so size() and byte_size() are
+  /// plain reads).
+  buffer(am::dtype type, shape_t shape, int device_id);
 
   virtual ~buffer() = default;
 
@@ -41,10 +37,10 @@ public:
   int device_id() const noexcept { return device_id_; }
 
   /// Number of elements.
-  std::int64_t size() const noexcept { return element_count(shape_); }
+  std::int64_t size() const noexcept { return size_; }
 
   /// Number of bytes.
-  std::size_t byte_size() const noexcept { return static_cast<std::size_t>(size()) * size_of(type_); }
+  std::size_t byte_size() const noexcept { return byte_size_; }
 
   /// Start of the memory: a host pointer for CPU devices, a device pointer for CUDA devices.
   virtual void* data() noexcept = 0;
@@ -56,6 +52,8 @@ private:
   am::dtype type_;
   shape_t shape_;
   int device_id_;
+  std::int64_t size_;
+  std::size_t byte_size_;
 };
 
 /// Shared handle to a buffer; the memory returns to its device when the last handle goes.

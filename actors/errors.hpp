@@ -1,6 +1,7 @@
 /// The exceptions actormesh raises, named and worded after JAX's where JAX has one.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -41,5 +42,13 @@ class out_of_memory_error : public error {
 public:
   using error::error;
 };
+
+/// JAX's RESOURCE_EXHAUSTED error for `bytes` bytes that cannot be allocated on `where` (a device
+/// such as "CpuDevice(id=3)", or "the host"): "RESOURCE_EXHAUSTED: Out of memory while trying to
+/// allocate N bytes on the host".
+inline out_of_memory_error resource_exhausted(std::size_t bytes, const std::string& where) {
+  return out_of_memory_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate " + std::to_string(bytes)
+                             + " bytes on " + where);
+}
 
 } // namespace am

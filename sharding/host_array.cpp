@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <new>
+
+#include <sys/sysinfo.h>
 
 #include "sharding/detail/host_array_util.hpp"
 
@@ -13,6 +16,19 @@ namespace am {
 namespace {
 
 constexpr std::align_val_t alignment{64};
+
+// The most memory the host can ever give one process: physical memory plus swap (sysinfo).
+std::size_t host_memory_bytes() {
+  static const std::size_t bytes = [] {
+    struct sysinfo info {};
+    if (sysinfo(&info) != 0)
+      return std::numeric_limits<std::size_t>::max();
+    const auto unit = static_cast<unsigned __int128>(info.mem_unit);
+    const auto total = (static_cast<unsigned __int128>(info.totalram) + info.totalswap) * unit;
+    return static_cast<std::size_t>(std::min<unsigned __int128>(total, std::numeric_limits<std::size_t>::max()));
+  }();
+  return bytes;
+}
 
 template <class To, class From>
 void convert_loop(To* dst, const From* src, std::int64_t count, bool repeat_source) {
@@ -29,16 +45,24 @@ void convert_loop(To* dst, const From* src, std::int64_t count, bool repeat_sour
 host_array::host_array() : host_array(allocate_array(am::dtype::float64, {0})) {}
 
 host_array::host_array(am::dtype type, shape_type shape, std::shared_ptr<std::byte> data)
-    : dtype_(type), shape_(std::move(shape)), size_(detail::checked_size(shape_)), data_(std::move(data)) {}
+    : dtype_(type), shape_(std::move(shape)), size_(element_count(shape_)), data_(std::move(data)) {}
 
 std::shared_ptr<std::byte> host_array::allocate(std::size_t bytes) {
-  auto* p = static_cast<std::byte*>(::operator new(std::max<std::size_t>(bytes, 1), alignment));
-  return {p, [](std::byte* q) { ::operator delete(q, alignment); }};
+  // With overcommit a request larger than the machine can "succeed" and kill the process when its
+  // pages are touched, so what can never fit is refused before asking.
+  if (bytes > host_memory_bytes())
+    throw resource_exhausted(bytes, "the host");
+  try {
+    auto* p = static_cast<std::byte*>(::operator new(std::max<std::size_t>(bytes, 1), alignment));
+    return {p, [](std::byte* q) { ::operator delete(q, alignment); }};
+  } catch (const std::bad_alloc&) {
+    throw resource_exhausted(bytes, "the host");
+  }
 }
 
 host_array host_array::allocate_array(am::dtype type, shape_type shape) {
-  const std::int64_t n = detail::checked_size(shape);
-  return host_array(type, std::move(shape), allocate(static_cast<std::size_t>(n) * size_of(type)));
+  const auto bytes = static_cast<std::size_t>(byte_size(shape, type));
+  return host_array(type, std::move(shape), allocate(bytes));
 }
 
 void host_array::fill_converted(std::byte* dst, am::dtype dst_type, const void* src, am::dtype src_type,
@@ -142,8 +166,7 @@ host_array host_array::arange(double start, double stop, double step, am::dtype 
 
 host_array host_array::from_shared_bytes(std::shared_ptr<std::byte> bytes, std::size_t size_bytes, am::dtype type,
                                          shape_type shape) {
-  const std::int64_t n = detail::checked_size(shape);
-  const std::size_t need = static_cast<std::size_t>(n) * size_of(type);
+  const auto need = static_cast<std::size_t>(byte_size(shape, type));
   if (size_bytes < need)
     throw value_error("buffer of " + std::to_string(size_bytes) + " bytes is too small for an array of shape " +
                       shape_to_string(shape) + " and dtype " + std::string(name(type)) + " (" +
@@ -168,7 +191,7 @@ host_array host_array::operator[](std::int64_t i) const {
   if (shape_.empty()) detail::throw_too_many_indices(0, 1);
   const std::int64_t k = detail::normalize_index(i, 0, shape_[0]);
   shape_type rest(shape_.begin() + 1, shape_.end());
-  const std::int64_t inner = detail::checked_size(rest);
+  const std::int64_t inner = element_count(rest);
   // The aliasing constructor shares ownership of the whole buffer while pointing into it.
   std::shared_ptr<std::byte> sub(data_, data_.get() + k * inner * static_cast<std::int64_t>(size_of(dtype_)));
   return host_array(dtype_, std::move(rest), std::move(sub));
@@ -223,16 +246,6 @@ bool allclose(const host_array& a, const host_array& b, double rtol, double atol
     if (!(std::abs(x[i] - y[i]) <= atol + rtol * std::abs(y[i]))) return false;
   }
   return true;
-}
-
-std::string shape_to_string(const host_array::shape_type& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
 }
 
 } // namespace am

@@ -16,6 +16,7 @@
 #include "actors/dtype_promotion.hpp"
 #include "actors/errors.hpp"
 #include "actors/float16.hpp"
+#include "actors/shape.hpp"
 
 namespace am {
 
@@ -42,6 +43,12 @@ public:
   host_array();
 
   // ---- creation ------------------------------------------------------------------------------------
+
+  // Every creation function refuses a negative extent or a size past int64 with am::value_error
+  // ("negative dimensions are not allowed", "array is too big; ..."), and memory the host cannot
+  // provide with am::out_of_memory_error ("RESOURCE_EXHAUSTED: Out of memory while trying to
+  // allocate N bytes on the host"): at once when the request exceeds the machine's physical memory
+  // plus swap, else when the allocation itself fails.
 
   /// An array whose contents are not initialized (numpy's `empty`): for data about to be overwritten
   /// (reading an element before writing it gives an unspecified value).
@@ -190,9 +197,6 @@ bool array_identical(const host_array& a, const host_array& b);
 /// NaN matches only with `equal_nan`). Shapes that do not broadcast raise value_error.
 bool allclose(const host_array& a, const host_array& b, double rtol = 1e-05, double atol = 1e-08,
               bool equal_nan = false);
-
-/// numpy's shape text: `(2, 3)`, `(4,)`, `()` (as in "shape=(2, 3)").
-std::string shape_to_string(const host_array::shape_type& shape);
 
 // ---- template definitions ---------------------------------------------------------------------------
 

@@ -55,14 +55,14 @@ std::vector<std::int64_t> contiguous_strides(const shape_type& shape) {
 } // namespace
 
 host_array host_array::reshape(shape_type shape) const {
-  std::int64_t known = 1;
+  std::optional<std::int64_t> known = 1;  // product of the given extents; nothing past int64
   std::size_t unknown = shape.size();
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) {
       if (unknown != shape.size()) throw value_error("can only specify one unknown dimension");
       unknown = d;
-    } else {
-      known = known != 0 && shape[d] > INT64_MAX / known ? INT64_MAX : known * shape[d];
+    } else if (known) {
+      known = checked_mul(*known, shape[d]);
     }
   }
   const auto mismatch = [&] {
@@ -70,8 +70,8 @@ host_array host_array::reshape(shape_type shape) const {
                        detail::numpy_shape_text(shape));
   };
   if (unknown != shape.size()) {
-    if (known == 0 || size_ % known != 0) throw mismatch();
-    shape[unknown] = size_ / known;
+    if (!known || *known == 0 || size_ % *known != 0) throw mismatch();
+    shape[unknown] = size_ / *known;
   } else if (known != size_) {
     throw mismatch();
   }

@@ -5,6 +5,7 @@
 #include "sharding/detail/py_format.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace am {
@@ -26,9 +27,6 @@ std::string numpy_shape(const std::vector<std::int64_t>& shape) {
 
 device_grid::device_grid(std::vector<std::int64_t> shape, std::vector<device> devices)
     : shape_(std::move(shape)), devices_(std::move(devices)) {
-  for (auto d : shape_)
-    if (d < 0)
-      throw value_error("negative dimensions are not allowed");
   if (element_count(shape_) != static_cast<std::int64_t>(devices_.size()))
     throw value_error("cannot reshape array of size " + std::to_string(devices_.size()) + " into shape " +
                       numpy_shape(shape_));
@@ -56,21 +54,22 @@ device_grid device_grid::reshape(std::vector<std::int64_t> shape) const {
   if (unknown > 1)
     throw value_error("can only specify one unknown dimension");
   if (unknown == 1) {
-    std::int64_t known = 1;
+    std::optional<std::int64_t> known = 1;
     for (auto d : shape)
-      if (d != -1)
-        known *= d;
+      if (d != -1 && known)
+        known = checked_mul(*known, d);
     const auto n = static_cast<std::int64_t>(devices_.size());
-    if (known == 0 || n % known != 0)
+    if (!known || *known <= 0 || n % *known != 0)
       throw value_error("cannot reshape array of size " + std::to_string(n) + " into shape " +
                         numpy_shape(shape));
-    std::replace(shape.begin(), shape.end(), std::int64_t{-1}, n / known);
+    std::replace(shape.begin(), shape.end(), std::int64_t{-1}, n / *known);
   }
   return device_grid(std::move(shape), devices_);
 }
 
 device_grid create_device_mesh(const std::vector<std::int64_t>& shape, const std::vector<device>& devices) {
-  if (element_count(shape) != static_cast<std::int64_t>(devices.size()))
+  // JAX compares with Python's exact product, so a product past int64 is a mismatch, never a wrap.
+  if (try_element_count(shape) != static_cast<std::int64_t>(devices.size()))
     throw value_error("Number of devices " + std::to_string(devices.size()) +
                       " must equal the product of mesh_shape " + detail::py_int_tuple(shape));
   return device_grid(shape, devices);
@@ -142,28 +141,18 @@ std::vector<device> virtual_cpu_devices(int n) {
 }
 
 std::vector<std::int64_t> parse_mesh_shape(std::string_view text) {
-  std::vector<std::int64_t> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto end = text.find('x', start);
-    const auto part = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    std::int64_t value = 0;
-    bool ok = !part.empty() && part.size() <= 12;
-    for (char c : part) {
-      if (c < '0' || c > '9') {
-        ok = false;
-        break;
-      }
-      value = value * 10 + (c - '0');
-    }
-    if (!ok || value <= 0)
-      throw value_error("Invalid mesh shape '" + std::string(text) +
-                        "': expected positive axis sizes separated by 'x', like 4x2");
-    out.push_back(value);
-    if (end == std::string_view::npos)
-      return out;
-    start = end + 1;
-  }
+  constexpr std::string_view usage = "write positive axis sizes separated by 'x', like 4x2";
+  auto shape = detail::parse_extents(text, 'x', "mesh shape", usage);
+  const auto invalid = [&](const std::string& reason) {
+    return detail::invalid_text("mesh shape", text, reason, usage);
+  };
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 0)
+      throw invalid("axis " + std::to_string(i) + " has size 0");
+  if (!try_element_count(shape))
+    throw invalid("the mesh would have more than " + std::to_string(std::numeric_limits<std::int64_t>::max()) +
+                  " devices");
+  return shape;
 }
 
 } // namespace am

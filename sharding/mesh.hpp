@@ -116,7 +116,8 @@ private:
 std::vector<device> virtual_cpu_devices(int n);
 
 /// Parses a mesh shape written `4x2` (or `8`, or `2x2x2`) into axis sizes; throws am::value_error
-/// unless every part is a positive integer.
+/// ("Invalid mesh shape '4x0': ...") unless every part is a positive integer that fits in int64 and
+/// the device count (their product) fits in int64 too.
 std::vector<std::int64_t> parse_mesh_shape(std::string_view text);
 
 } // namespace am

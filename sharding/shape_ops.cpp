@@ -14,16 +14,9 @@ namespace am {
 
 namespace {
 
-std::string shape_text(const shape_t& s) {
-  std::string t = "(";
-  for (std::size_t i = 0; i < s.size(); ++i)
-    t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + (s.size() == 1 ? ",)" : ")");
-}
-
 /// numpy's reshape target: one -1 inferred; "cannot reshape array of size 12 into shape (5,)".
 shape_t resolve_shape(std::int64_t size, shape_t shape) {
-  std::int64_t known = 1;
+  std::optional<std::int64_t> known = 1; // product of the given extents; nothing past int64
   int unknown = -1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -32,15 +25,15 @@ shape_t resolve_shape(std::int64_t size, shape_t shape) {
       unknown = static_cast<int>(i);
     } else if (shape[i] < 0) {
       throw value_error("negative dimensions not allowed");
-    } else {
-      known *= shape[i];
+    } else if (known) {
+      known = checked_mul(*known, shape[i]);
     }
   }
-  if (unknown >= 0 && known > 0 && size % known == 0)
-    shape[static_cast<std::size_t>(unknown)] = size / known;
-  if (element_count(shape) != size || (unknown >= 0 && known == 0))
+  if (unknown >= 0 && known && *known > 0 && size % *known == 0)
+    shape[static_cast<std::size_t>(unknown)] = size / *known;
+  if (!known || try_element_count(shape) != size || (unknown >= 0 && *known == 0))
     throw value_error("cannot reshape array of size " + std::to_string(size) + " into shape "
-                      + shape_text(shape));
+                      + shape_to_string(shape));
   return shape;
 }
 
@@ -88,8 +81,8 @@ array transpose(const array& x, std::vector<std::int64_t> axes) {
 
 array matmul(const array& x, const array& y) {
   if (x.ndim() != 2 || y.ndim() != 2)
-    throw value_error("matmul: only 2-D operands are supported, got shapes " + shape_text(x.shape()) + " and "
-                      + shape_text(y.shape()));
+    throw value_error("matmul: only 2-D operands are supported, got shapes " + shape_to_string(x.shape()) + " and "
+                      + shape_to_string(y.shape()));
   if (x.shape()[1] != y.shape()[0])
     throw value_error("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                       "(n?,k),(k,m?)->(n?,m?) (size " + std::to_string(y.shape()[0]) + " is different from "

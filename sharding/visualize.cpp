@@ -190,6 +190,10 @@ std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sha
     const bool mapped = dev.id >= 0 && static_cast<std::size_t>(dev.id) < options.device_ids.size();
     ids[key].insert(mapped ? options.device_ids[static_cast<std::size_t>(dev.id)] : dev.id);
   }
+  if (static_cast<std::int64_t>(ids.size()) > options.max_blocks)
+    throw value_error("`visualize_sharding` draws at most " + std::to_string(options.max_blocks) + " blocks, but "
+                      + s.to_string() + " splits shape " + detail::py_int_tuple(shape) + " into "
+                      + std::to_string(ids.size()));
   std::int64_t rows = 0, cols = 0;
   for (const auto& [key, unused] : ids) {
     rows = std::max(rows, key.first + 1);

@@ -28,13 +28,17 @@ struct visualize_options {
   int min_width = 9;
   /// Widest cell and width of the console (JAX's `max_width`).
   int max_width = 80;
+  /// The most blocks drawn: past about 40 columns the cells narrow to nothing in 80 columns, and a
+  /// mesh of a million devices would draw tens of megabytes; more blocks raise am::value_error.
+  std::int64_t max_blocks = 1024;
   /// End with an empty line, as REFERENCE.md says JAX does (`console.print(table, end='\n\n')`).
   bool trailing_empty_line = true;
 };
 
 /// The picture of arrays of `shape` (rank 1 or 2) under `s`; every line ends in '\n'. Throws
 /// am::value_error ("`visualize_sharding` only works for shapes with 1 and 2 dimensions.") for other
-/// ranks, and the sharding's own errors for shapes it cannot take.
+/// ranks, for more than `options.max_blocks` blocks, and the sharding's own errors for shapes it
+/// cannot take.
 std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sharding& s,
                                const visualize_options& options = {});
 

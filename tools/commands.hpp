@@ -1,12 +1,14 @@
 /// The subcommands of the `actormesh` tool; each lives in its own file and registers itself here.
 #pragma once
 
+#include "actors/shape.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace am {
 class named_sharding;
@@ -14,20 +16,29 @@ class named_sharding;
 
 namespace am::tools {
 
+/// Runs the `actormesh` command line `argv[0..argc)` without exiting the process, so tests and the
+/// fuzz driver can call it: the subcommands' output goes to `out`, `--help` to `out` with status 0,
+/// and every error (a bad argument, a library error) as one line on `err` with status 2.
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
 /// `actormesh info`: build configuration, devices found, and why GPUs are absent when they are.
-void add_info_command(CLI::App& app);
+void add_info_command(CLI::App& app, std::ostream& out);
 
 /// `actormesh visualize`: JAX's sharding picture of an array shape on a mesh of virtual CPU devices.
-void add_visualize_command(CLI::App& app);
+void add_visualize_command(CLI::App& app, std::ostream& out);
 
 /// `actormesh shards`: the block and replica id each device holds, as a table or one JSON line.
-void add_shards_command(CLI::App& app);
+void add_shards_command(CLI::App& app, std::ostream& out);
 
-/// The options `visualize` and `shards` share: an array shape and a NamedSharding over virtual CPU
-/// devices 0..N-1 (N = the mesh size), optionally placed in another device order.
+/// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a
+/// mesh of a million would print 70-80 MB, which no one reads; larger meshes are refused.
+inline constexpr std::int64_t max_cli_devices = 16384;
+
+/// The options `visualize` and `shards` share, as written on the command line (parsed by
+/// parse_sharding_args, so that every number is checked the same way and none is clamped).
 struct sharding_args {
   /// --shape 8192,8192: the array shape.
-  std::vector<std::int64_t> shape;
+  std::string shape;
   /// --mesh 4x2: the mesh shape.
   std::string mesh = "8";
   /// --axes a,b: one name per mesh axis (default x, y, z, ...).
@@ -35,13 +46,23 @@ struct sharding_args {
   /// --spec a,b: the PartitionSpec (none, a+b for a tuple, empty for P()).
   std::string spec;
   /// --device-order 0,1,2,3,6,7,4,5: the device ids in mesh order (default 0..N-1).
-  std::vector<int> device_order;
+  std::string device_order;
 };
 
 /// Adds --shape, --mesh, --axes, --spec and --device-order to `cmd`, filling `args`.
 void add_sharding_args(CLI::App& cmd, sharding_args& args);
 
-/// The sharding the arguments describe; library errors (bad spec, unknown axis, ...) propagate.
-std::shared_ptr<const named_sharding> make_sharding(const sharding_args& args);
+/// An array shape and the NamedSharding laid over it, as sharding_args describe them.
+struct sharding_request {
+  /// The array shape.
+  shape_t shape;
+  /// The sharding over virtual CPU devices 0..N-1.
+  std::shared_ptr<const named_sharding> sharding;
+};
+
+/// Parses and checks sharding_args (the shape, the mesh, the device order, the axis names and the
+/// spec, with the library's parsers); throws am::value_error for bad text, numbers past int64, a
+/// mesh of more than max_cli_devices devices, and the library's own errors (unknown axis, ...).
+sharding_request parse_sharding_args(const sharding_args& args);
 
 } // namespace am::tools

@@ -9,7 +9,7 @@
 #include "devices/cuda/cuda_probe.hpp"
 #endif
 
-#include <fmt/core.h>
+#include <fmt/ostream.h>
 
 #include <memory>
 
@@ -22,21 +22,21 @@ struct info_args {
   bool no_gpus = false;
 };
 
-void print_build() {
-  fmt::print("actormesh {} ({} build{}{})\n", build::version, build::build_type,
+void print_build(std::ostream& out) {
+  fmt::print(out, "actormesh {} ({} build{}{})\n", build::version, build::build_type,
              *build::sanitizer ? ", sanitizer " : "", build::sanitizer);
-  fmt::print("  CAF    {}\n", build::caf_version);
+  fmt::print(out, "  CAF    {}\n", build::caf_version);
 #if AM_HAVE_CUDA
-  fmt::print("  CUDA   {} (toolkit at build time; runtime library {})\n", build::cuda_version,
+  fmt::print(out, "  CUDA   {} (toolkit at build time; runtime library {})\n", build::cuda_version,
              detail::cuda_runtime_version());
-  fmt::print("  NCCL   {}\n", *build::nccl_version ? build::nccl_version : "not found at build time");
+  fmt::print(out, "  NCCL   {}\n", *build::nccl_version ? build::nccl_version : "not found at build time");
 #else
-  fmt::print("  CUDA   not built with CUDA\n");
-  fmt::print("  NCCL   not built with CUDA\n");
+  fmt::print(out, "  CUDA   not built with CUDA\n");
+  fmt::print(out, "  NCCL   not built with CUDA\n");
 #endif
 }
 
-void print_runtime(const info_args& args) {
+void print_runtime(std::ostream& out, const info_args& args) {
   options opts;
   if (args.cpu_devices > 0)
     opts.cpu_devices = args.cpu_devices;
@@ -44,36 +44,36 @@ void print_runtime(const info_args& args) {
     opts.use_gpus = false;
   runtime rt(opts);
   auto& cfg = rt.config();
-  fmt::print("runtime\n");
-  fmt::print("  scheduler        {} ({} threads)\n", to_string(cfg.scheduler),
+  fmt::print(out, "runtime\n");
+  fmt::print(out, "  scheduler        {} ({} threads)\n", to_string(cfg.scheduler),
              cfg.scheduler_threads == 0 ? std::string("default") : std::to_string(cfg.scheduler_threads));
-  fmt::print("  process          {} of {}\n", process_index(), process_count());
-  fmt::print("  default platform {}\n", platform_name(default_platform()));
+  fmt::print(out, "  process          {} of {}\n", process_index(), process_count());
+  fmt::print(out, "  default platform {}\n", platform_name(default_platform()));
   auto cpus = am::devices(platform::cpu);
-  fmt::print("devices\n");
+  fmt::print(out, "devices\n");
   for (auto& d : cpus)
-    fmt::print("  {:<18} process {}  {}:{}\n", to_string(d), d.process_index, platform_name(d.platform),
+    fmt::print(out, "  {:<18} process {}  {}:{}\n", to_string(d), d.process_index, platform_name(d.platform),
                d.local_ordinal);
   if (rt.gpus().count > 0) {
     for (auto& d : am::devices(platform::cuda))
-      fmt::print("  {:<18} process {}  {}:{}\n", to_string(d), d.process_index,
+      fmt::print(out, "  {:<18} process {}  {}:{}\n", to_string(d), d.process_index,
                  platform_name(d.platform), d.local_ordinal);
-    fmt::print("GPUs: {} CUDA device(s), driver {}\n", rt.gpus().count, rt.gpus().driver);
+    fmt::print(out, "GPUs: {} CUDA device(s), driver {}\n", rt.gpus().count, rt.gpus().driver);
   } else {
-    fmt::print("GPUs: none, using CPU devices only. Why: {}\n", rt.gpus().reason);
+    fmt::print(out, "GPUs: none, using CPU devices only. Why: {}\n", rt.gpus().reason);
   }
 }
 
 } // namespace
 
-void add_info_command(CLI::App& app) {
+void add_info_command(CLI::App& app, std::ostream& out) {
   auto args = std::make_shared<info_args>();
   auto* cmd = app.add_subcommand("info", "Print the build configuration and the devices found");
   cmd->add_option("--cpu-devices", args->cpu_devices, "Number of virtual CPU devices (default 8)");
   cmd->add_flag("--no-gpus", args->no_gpus, "Do not look for GPUs");
-  cmd->callback([args] {
-    print_build();
-    print_runtime(*args);
+  cmd->callback([args, &out] {
+    print_build(out);
+    print_runtime(out, *args);
   });
 }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/core.h>
 
+#include <ostream>
+
 namespace am::tools {
 
 namespace {
@@ -32,33 +34,32 @@ std::string json_line(const std::vector<std::int64_t>& shard_shape, const std::v
   return out + "]}";
 }
 
-void print_table(const named_sharding& sharding, const std::vector<std::int64_t>& shape,
+void print_table(std::ostream& out, const named_sharding& sharding, const std::vector<std::int64_t>& shape,
                  const std::vector<std::int64_t>& shard_shape, const std::vector<shard_placement>& shards) {
-  fmt::print("{}\n", sharding.to_string());
-  fmt::print("array shape {}, shard shape {}\n", detail::py_int_tuple(shape), detail::py_int_tuple(shard_shape));
-  fmt::print("{:<18} {:<24} {}\n", "device", "index", "replica_id");
+  out << sharding.to_string() << '\n';
+  out << fmt::format("array shape {}, shard shape {}\n", detail::py_int_tuple(shape), detail::py_int_tuple(shard_shape));
+  out << fmt::format("{:<18} {:<24} {}\n", "device", "index", "replica_id");
   for (const auto& s : shards)
-    fmt::print("{:<18} {:<24} {}\n", am::to_string(s.device), am::to_string(s.index), s.replica_id);
+    out << fmt::format("{:<18} {:<24} {}\n", am::to_string(s.device), am::to_string(s.index), s.replica_id);
 }
 
 } // namespace
 
-void add_shards_command(CLI::App& app) {
+void add_shards_command(CLI::App& app, std::ostream& out) {
   auto args = std::make_shared<shards_args>();
   auto* cmd = app.add_subcommand("shards",
                                  "List the block and replica id each device holds under a NamedSharding "
                                  "(no runtime is started)");
   add_sharding_args(*cmd, args->sharding);
   cmd->add_flag("--json", args->json, "Print one JSON line instead of a table");
-  cmd->callback([args] {
-    const auto sharding = make_sharding(args->sharding);
-    const auto& shape = args->sharding.shape;
-    const auto shard_shape = sharding->shard_shape(shape);
-    const auto shards = sharding->shard_placements(shape);
+  cmd->callback([args, &out] {
+    const auto request = parse_sharding_args(args->sharding);
+    const auto shard_shape = request.sharding->shard_shape(request.shape);
+    const auto shards = request.sharding->shard_placements(request.shape);
     if (args->json)
-      fmt::print("{}\n", json_line(shard_shape, shards));
+      out << json_line(shard_shape, shards) << '\n';
     else
-      print_table(*sharding, shape, shard_shape, shards);
+      print_table(out, *request.sharding, request.shape, shard_shape, shards);
   });
 }
 

@@ -11,18 +11,6 @@
 
 namespace am::detail {
 
-/// The number of elements of a shape; value_error for a negative extent ("negative dimensions are not
-/// allowed") or a size that overflows.
-inline std::int64_t checked_size(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (const std::int64_t d : shape) {
-    if (d < 0) throw value_error("negative dimensions are not allowed");
-    if (d != 0 && n > INT64_MAX / d) throw value_error("array is too big");
-    n *= d;
-  }
-  return n;
-}
-
 /// numpy's C-level shape text (`convert_shape_to_string`): `(2,3)`, `(4,)`, `()`; leading negative
 /// extents are dropped and later ones read `newaxis`, so messages match numpy's exactly.
 inline std::string numpy_shape_text(const std::vector<std::int64_t>& shape) {

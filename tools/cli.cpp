@@ -1,0 +1,49 @@
+// The `actormesh` command line as a function: builds the parser, runs the chosen subcommand and turns
+// every failure into one line and exit status 2 (CLI11's own codes, 104-114, mean nothing to a user).
+#include "tools/commands.hpp"
+
+#include "actors/errors.hpp"
+
+#include <exception>
+#include <ostream>
+#include <string>
+
+namespace am::tools {
+
+namespace {
+
+// The message on one line: a multi-line message (or one echoing a newline from an argument) would
+// break "one line on stderr".
+std::string one_line(std::string text) {
+  for (auto& c : text)
+    if (c == '\n' || c == '\r')
+      c = ' ';
+  return text;
+}
+
+} // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"actormesh: actor-model runtime for sharded arrays"};
+  app.require_subcommand(1);
+  add_info_command(app, out);
+  add_visualize_command(app, out);
+  add_shards_command(app, out);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) // --help and friends: the text goes to `out`
+      return app.exit(e, out, err);
+    err << one_line(std::string(e.what()) + " (run with --help for usage)") << '\n';
+    return 2;
+  } catch (const am::error& e) {
+    err << one_line(e.what()) << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    err << one_line(std::string("error: ") + e.what()) << '\n';
+    return 2;
+  }
+  return 0;
+}
+
+} // namespace am::tools
