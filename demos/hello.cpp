@@ -1,25 +1,45 @@
 // The main demo: starts the runtime (8 virtual CPU devices by default), lists the devices, then
 // runs ordered calls from several threads on every device and checks that each thread's calls ran
-// in the order it issued them.
+// in the order it issued them. An error in any thread (a device out of memory, a timeout) ends the
+// demo with one `error:` line and exit status 2.
 //
 //   ./build/demos/hello [--am-cpu-devices N] [--threads T] [--steps S]
 #include <actormesh.hpp>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
-int int_flag(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::stoi(argv[i + 1]);
+/// The value of `--name N` on the command line (`fallback` when absent); throws am::value_error
+/// when N is not a whole number of at least `minimum`.
+int int_flag(int argc, char** argv, const char* name, int fallback, int minimum) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) != 0)
+      continue;
+    const std::string text = argv[i + 1];
+    std::size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(text, &used);
+    } catch (const std::logic_error&) { // not a number, or out of int's range
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || value < minimum)
+      throw am::value_error(fmt::format("{} expects a whole number of at least {}, got '{}'", name,
+                                        minimum, text));
+    return value;
+  }
   return fallback;
 }
 
@@ -41,6 +61,34 @@ std::int64_t expected_chain(std::int64_t start, int steps) {
   return static_cast<std::int64_t>(x);
 }
 
+/// Runs `body(t)` for t in [0, threads) on threads of its own and waits for them all. An exception
+/// never escapes a thread: the first one thrown is rethrown here, after every thread has ended.
+void run_threads(int threads, const std::function<void(int)>& body) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+  std::vector<std::thread> workers;
+  auto join_all = [&] {
+    for (auto& w : workers)
+      w.join();
+  };
+  try {
+    for (int t = 0; t < threads; ++t)
+      workers.emplace_back([&body, &errors, t] {
+        try {
+          body(t);
+        } catch (...) {
+          errors[static_cast<std::size_t>(t)] = std::current_exception();
+        }
+      });
+  } catch (...) { // a thread could not be started: let the others finish, then report it
+    join_all();
+    throw;
+  }
+  join_all();
+  for (auto& e : errors)
+    if (e)
+      std::rethrow_exception(e);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -55,8 +103,8 @@ int main(int argc, char** argv) {
     if (rt.gpus().count == 0)
       fmt::print("(no GPUs: {})\n", rt.gpus().reason);
 
-    const int threads = int_flag(argc, argv, "--threads", 4);
-    const int steps = int_flag(argc, argv, "--steps", 200);
+    const int threads = int_flag(argc, argv, "--threads", 4, 1);
+    const int steps = int_flag(argc, argv, "--steps", 200, 0);
     std::vector<std::shared_ptr<const am::program>> programs;
     for (int s = 0; s < steps; ++s)
       programs.push_back(step_program(s));
@@ -65,29 +113,24 @@ int main(int argc, char** argv) {
     // mailboxes, and each must still see its own steps in order.
     auto started = std::chrono::steady_clock::now();
     std::vector<int> mismatches(static_cast<std::size_t>(threads), 0);
-    std::vector<std::thread> workers;
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        for (auto& d : devs) {
-          std::int64_t start = 1000 * t + d.id;
-          std::vector<std::int64_t> init(4, start);
-          std::vector<std::byte> bytes(sizeof(std::int64_t) * 4);
-          std::memcpy(bytes.data(), init.data(), bytes.size());
-          auto x = am::upload(d, std::move(bytes), {am::dtype::int64, {4}});
-          for (auto& p : programs)
-            x = am::execute(d, p, {x})[0];
-          auto host = am::fetch(d, x).get(std::chrono::seconds(30));
-          std::int64_t got = 0;
-          std::memcpy(&got, host.data(), sizeof(got));
-          if (got != expected_chain(start, steps))
-            ++mismatches[static_cast<std::size_t>(t)];
-        }
-        // A host-actor call in this thread's lane, after its device work.
-        am::host_call([] { return 0; }).get(std::chrono::seconds(30));
-      });
-    }
-    for (auto& w : workers)
-      w.join();
+    run_threads(threads, [&](int t) {
+      for (auto& d : devs) {
+        std::int64_t start = 1000 * t + d.id;
+        std::vector<std::int64_t> init(4, start);
+        std::vector<std::byte> bytes(sizeof(std::int64_t) * 4);
+        std::memcpy(bytes.data(), init.data(), bytes.size());
+        auto x = am::upload(d, std::move(bytes), {am::dtype::int64, {4}});
+        for (auto& p : programs)
+          x = am::execute(d, p, {x})[0];
+        auto host = am::fetch(d, x).get(std::chrono::seconds(30));
+        std::int64_t got = 0;
+        std::memcpy(&got, host.data(), sizeof(got));
+        if (got != expected_chain(start, steps))
+          ++mismatches[static_cast<std::size_t>(t)];
+      }
+      // A host-actor call in this thread's lane, after its device work.
+      am::host_call([] { return 0; }).get(std::chrono::seconds(30));
+    });
     auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     int bad = 0;
     for (int m : mismatches)
@@ -98,7 +141,8 @@ int main(int argc, char** argv) {
                threads, devs.size(), steps + 2, bad == 0 ? "all in order" : "ORDER VIOLATED", elapsed,
                static_cast<double>(calls) / elapsed, bad);
     return bad == 0 ? 0 : 1;
-  } catch (const am::error& e) {
+  } catch (const std::exception& e) {
+    std::fflush(stdout); // the error comes after what the demo printed so far
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
   }

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -403,6 +404,7 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
+    std::fflush(stdout); // the error comes after what the tour printed so far
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
   }
