@@ -1,7 +1,9 @@
 // Inputs that become ready while a device is deciding whether to wait for them: calls whose input
 // is a future another thread resolves at the same moment, at several thread counts. (A device that
-// looked at such an input twice once saw it pending, then ready, and crashed.)
+// looked at such an input twice once saw it pending, then ready, and crashed.) The device count comes
+// from the environment (AM_CPU_DEVICES; ctest runs this at 1, 8 and 64 devices).
 #include "support/programs.hpp"
+#include "support/stress.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,13 +14,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// `threads` callers each issue `rounds` calls on every device whose input a resolver thread sets
-/// concurrently; returns the number of wrong results.
-int racing_inputs(int threads, int rounds) {
-  am::options opts;
-  opts.cpu_devices = 4;
-  opts.use_gpus = false;
-  am::runtime rt(opts);
+/// `threads` callers each race about `races` inputs: rounds of one call on every device whose input
+/// a resolver thread sets concurrently (races / devices rounds, so 64 devices take no longer than 4
+/// did); returns the number of wrong results.
+int racing_inputs(int threads, int races) {
+  const int rounds = am::test::scaled_by_devices(races);
+  am::runtime rt(am::test::stress_options());
   auto devs = am::devices();
   auto prog = am::testing::step_program(1);
   auto base = am::upload(devs[0], am::testing::to_bytes(std::vector<std::int64_t>(4, 2)), {am::dtype::int64, {4}});
@@ -52,13 +53,13 @@ int racing_inputs(int threads, int rounds) {
 } // namespace
 
 TEST_CASE("inputs resolved while devices drain, 1 thread", "[stress][inputs]") {
-  CHECK(racing_inputs(1, 300) == 0);
+  CHECK(racing_inputs(1, 1200) == 0);
 }
 
 TEST_CASE("inputs resolved while devices drain, 4 threads", "[stress][inputs]") {
-  CHECK(racing_inputs(4, 150) == 0);
+  CHECK(racing_inputs(4, 600) == 0);
 }
 
 TEST_CASE("inputs resolved while devices drain, 8 threads", "[stress][inputs]") {
-  CHECK(racing_inputs(8, 80) == 0);
+  CHECK(racing_inputs(8, 320) == 0);
 }

@@ -1,7 +1,9 @@
 // Lane ordering under load (Taskflow style: the same body at several thread counts, each case with
 // its own ctest timeout). Every thread runs chains of order-sensitive programs on every device while
-// the other threads do the same; a chain computed out of order gives a different value.
+// the other threads do the same; a chain computed out of order gives a different value. The device
+// count comes from the environment (AM_CPU_DEVICES; ctest runs this at 1, 8 and 64 devices).
 #include "support/programs.hpp"
+#include "support/stress.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,13 +17,10 @@ namespace {
 constexpr int steps_per_chain = 60;
 constexpr int chains_per_device = 3;
 
-/// Runs the order check with `threads` callers on a runtime with 4 CPU devices; returns the number
-/// of chains whose result shows an order violation.
+/// Runs the order check with `threads` callers on every device of the stress runtime; returns the
+/// number of chains whose result shows an order violation.
 int device_lane_violations(int threads) {
-  am::options opts;
-  opts.cpu_devices = 4;
-  opts.use_gpus = false;
-  am::runtime rt(opts);
+  am::runtime rt(am::test::stress_options());
   auto devs = am::devices();
   std::vector<std::shared_ptr<const am::program>> programs;
   for (int s = 0; s < steps_per_chain; ++s)
@@ -55,12 +54,10 @@ int device_lane_violations(int threads) {
 }
 
 /// Every thread appends to its own log through the host actor; each log must come out in order,
-/// and the host lanes must accept all callers at once.
+/// and the host lanes must accept all callers at once (while the stress runtime's device threads
+/// share the cores).
 bool host_lanes_in_order(int threads) {
-  am::options opts;
-  opts.cpu_devices = 1;
-  opts.use_gpus = false;
-  am::runtime rt(opts);
+  am::runtime rt(am::test::stress_options());
   constexpr int calls = 300;
   std::vector<std::vector<int>> logs(static_cast<std::size_t>(threads));
   std::vector<std::thread> workers;
