@@ -102,11 +102,15 @@ private:
   raw_spec_entry parse_atom() {
     skip_blanks();
     if (peek() == '(') {
+      // JAX refuses a tuple inside a tuple anyway; the bound keeps `((((...` from exhausting the stack.
+      if (++depth_ > max_depth)
+        fail("parentheses nested deeper than " + std::to_string(max_depth) + " levels");
       ++pos_;
       std::vector<raw_spec_entry> parts;
       skip_blanks();
       if (!at_end() && peek() == ')') {
         ++pos_;
+        --depth_;
         return raw_spec_entry::make_tuple({});
       }
       parts.push_back(parse_entry());
@@ -123,6 +127,7 @@ private:
         skip_blanks();
       }
       expect(')');
+      --depth_;
       if (parts.size() == 1 && !trailing_comma)
         return std::move(parts.front()); // Python: (a) is a, not a tuple
       return raw_spec_entry::make_tuple(std::move(parts));
@@ -166,8 +171,11 @@ private:
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return text_[pos_]; }
 
+  static constexpr int max_depth = 16;
+
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 } // namespace

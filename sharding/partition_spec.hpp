@@ -143,7 +143,8 @@ partition_spec P(Entries&&... entries) {
 
 /// Parses the command-line spec syntax into raw entries (not yet canonical): entries separated by
 /// commas; `none` (or `None`) for an unsharded dimension; `a+b` or `(a,b)` for a tuple, major first;
-/// the empty string (or only blanks) for `P()`. Throws am::value_error on bad syntax.
+/// the empty string (or only blanks) for `P()`. Throws am::value_error on bad syntax, and for
+/// parentheses nested deeper than 16 levels (JAX refuses any tuple inside a tuple anyway).
 std::vector<raw_spec_entry> parse_raw_partition_spec(std::string_view text);
 
 /// `partition_spec::from_raw(parse_raw_partition_spec(text))`: `"x,none"` -> `P('x', None)`,

@@ -164,6 +164,13 @@ TEST_CASE("fuzz: the PartitionSpec parser answers a spec or am::value_error", "[
   });
 }
 
+TEST_CASE("fuzz: deeply nested parentheses are refused, not a stack overflow", "[fuzz]") {
+  const std::string deep = std::string(1'000'000, '(') + "x" + std::string(1'000'000, ')');
+  CHECK_THROWS_WITH(am::parse_partition_spec(deep), Catch::Contains("nested deeper than 16 levels"));
+  CHECK(am::parse_partition_spec("(((x)))") == am::P("x")); // Python: (x) is x
+  CHECK_THROWS_WITH(am::parse_partition_spec("(x,(y,z))"), Catch::Contains("cannot contain a nested tuple"));
+}
+
 TEST_CASE("fuzz: the shape parser answers a valid shape or am::value_error", "[fuzz]") {
   fuzz_text("shape.txt", iterations(20000), [](const std::string& text) {
     const auto shape = am::parse_shape(text);
