@@ -31,7 +31,8 @@ const std::shared_ptr<detail::device_outbox>& outbox_for(detail::runtime_impl& r
 /// it); sends the device a take message unless one is already pending.
 void send_to_device(const device& d, detail::device_work work) {
   auto rt = detail::current_runtime();
-  auto& ep = rt->endpoint(d.id);
+  detail::runtime_impl::call_guard issuing(*rt); // stop() waits for this call to be queued or refused
+  auto& ep = rt->endpoint(d);
   auto& box = outbox_for(*rt, ep);
   if (box->push(std::move(work)))
     caf::anon_send(ep.actor, detail::device_batch{box});
@@ -72,6 +73,7 @@ namespace detail {
 
 void submit_host_task(std::function<void()> task) {
   auto rt = current_runtime();
+  runtime_impl::call_guard issuing(*rt);
   caf::anon_send(rt->host(), host_call{next_call_header(rt->host_lane_key()), std::move(task)});
 }
 

@@ -14,13 +14,9 @@ runtime::runtime(int argc, const char* const* argv, const options& in_code) {
   for (int i = 1; i < argc; ++i)
     args.emplace_back(argv[i]);
   auto opts = resolve_options(in_code, args);
-  impl_ = std::make_shared<detail::runtime_impl>(std::move(opts));
-  try {
-    detail::set_current_runtime(impl_);
-  } catch (...) {
-    impl_.reset();
-    throw;
-  }
+  auto impl = std::make_shared<detail::runtime_impl>(std::move(opts));
+  detail::set_current_runtime(impl); // throws when another runtime is current: impl stops on its way out
+  impl_ = std::move(impl);
 }
 
 runtime::~runtime() {
@@ -38,9 +34,8 @@ const gpu_report& runtime::gpus() const {
 void runtime::stop() {
   if (!impl_)
     return;
-  impl_->shut_down();
-  detail::set_current_runtime(nullptr);
-  impl_.reset(); // the last holder joins the actor system
+  detail::clear_current_runtime(impl_.get());
+  impl_->stop(); // the actors are gone when this returns; impl_ itself stays (other threads may hold it)
 }
 
 bool is_running() noexcept {

@@ -17,8 +17,11 @@ class runtime_impl;
 }
 
 /// The actor system of this process with its device actors and host actor. Constructing one starts
-/// it and makes it current; destroying it (or `stop()`) stops it. Calls that are still queued when
-/// it stops fail with am::runtime_error instead of hanging.
+/// it and makes it current; destroying it (or `stop()`) stops it.
+///
+/// Stopping: new calls fail with am::runtime_error; every call still queued fails with
+/// am::runtime_error (a thread blocked in to_host or get() on one wakes with that error); the call
+/// each device is running finishes; stop() returns once every actor has exited (doc/runtime.md).
 ///
 ///     am::runtime rt(argc, argv);            // flags and AM_* variables apply
 ///     for (auto& d : am::devices()) fmt::print("{}\n", am::to_string(d));
@@ -42,7 +45,8 @@ public:
   /// What GPU discovery found, with the reason when no GPU is used.
   const gpu_report& gpus() const;
 
-  /// Stops every actor of this runtime; idempotent.
+  /// Stops every actor of this runtime on this thread; idempotent and safe to call from several
+  /// threads (each returns once the runtime has stopped).
   void stop();
 
 private:

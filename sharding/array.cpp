@@ -12,22 +12,6 @@
 
 namespace am {
 
-namespace detail {
-
-void throw_deleted(const array_state& s) {
-  throw runtime_error("Array has been deleted with shape=" + aval_text(s.type, s.shape) + ".");
-}
-
-std::string aval_text(am::dtype type, const shape_t& shape) {
-  std::string s(name(type));
-  s += '[';
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + ']';
-}
-
-} // namespace detail
-
 const detail::array_state& array::checked() const {
   if (!state_)
     throw value_error("Use of an empty am::array");
@@ -46,18 +30,20 @@ const sharding_ptr& array::sharding() const {
   return checked().layout;
 }
 
-const std::vector<shard>& array::addressable_shards() const {
-  return detail::concrete_state(*this).shards;
+std::vector<shard> array::addressable_shards() const {
+  return *detail::concrete_state(*this).shards();
 }
 
 void array::block_until_ready() const {
-  for (auto& s : addressable_shards())
+  auto shards = detail::concrete_state(*this).shards();
+  for (auto& s : *shards)
     s.data.get();
 }
 
 void array::block_until_ready(std::chrono::milliseconds timeout) const {
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (auto& s : addressable_shards()) {
+  auto shards = detail::concrete_state(*this).shards();
+  for (auto& s : *shards) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() < 0)
       left = std::chrono::milliseconds(0);
@@ -70,9 +56,10 @@ void array::block_until_ready(std::chrono::milliseconds timeout) const {
 
 host_array array::to_host() const {
   auto& st = detail::concrete_state(*this);
+  auto shards = st.shards();
   auto out = host_array::empty(st.shape, st.type);
   std::vector<std::pair<const shard*, future<std::vector<std::byte>>>> pending;
-  for (auto& s : st.shards)
+  for (auto& s : *shards)
     if (s.replica_id == 0)
       pending.emplace_back(&s, fetch(s.device, s.data));
   for (auto& [s, bytes] : pending)
@@ -82,17 +69,15 @@ host_array array::to_host() const {
 
 void array::delete_() {
   // Deleting twice is a no-op, as in JAX.
-  if (checked().deleted.load())
+  if (checked().deleted())
     return;
-  auto& st = detail::concrete_state(*this);
-  auto* mutable_state = state_.get();
-  (void)st;
-  mutable_state->deleted.store(true);
-  mutable_state->shards.clear();
+  detail::concrete_state(*this);
+  // Calls already issued hold their inputs: they finish with the values. Uses from now on throw.
+  state_->delete_shards();
 }
 
 bool array::is_deleted() const {
-  return checked().deleted.load();
+  return checked().deleted();
 }
 
 bool array::is_tracer() const {
@@ -118,11 +103,13 @@ array device_put(const host_array& data, const sharding_ptr& s) {
   st->shape = data.shape();
   st->type = data.dtype();
   st->layout = s;
+  std::vector<shard> shards;
   for (auto& pl : s->shard_placements(data.shape())) {
     auto bytes = detail::copy_block_out(data, pl.index);
     auto fut = upload(pl.device, std::move(bytes), {data.dtype(), detail::extents(pl.index)});
-    st->shards.push_back({pl.device, pl.index, pl.replica_id, std::move(fut)});
+    shards.push_back({pl.device, pl.index, pl.replica_id, std::move(fut)});
   }
+  st->set_shards(std::move(shards));
   return array(std::move(st));
 }
 
@@ -138,16 +125,19 @@ array device_put(const array& x, const sharding_ptr& s) {
   if (s->is_equivalent_to(*x.sharding(), x.shape().size())) {
     // Same block on every device: a new array with the requested sharding shares the buffers.
     auto& from = detail::concrete_state(x);
+    auto from_shards = from.shards();
     auto st = std::make_shared<detail::array_state>();
     st->shape = from.shape;
     st->type = from.type;
     st->layout = s;
+    std::vector<shard> shards;
     for (auto& pl : s->shard_placements(from.shape))
-      for (auto& sh : from.shards)
+      for (auto& sh : *from_shards)
         if (sh.device.id == pl.device.id) {
-          st->shards.push_back({pl.device, pl.index, pl.replica_id, sh.data});
+          shards.push_back({pl.device, pl.index, pl.replica_id, sh.data});
           break;
         }
+    st->set_shards(std::move(shards));
     return array(std::move(st));
   }
   s->check_compatible(x.shape());

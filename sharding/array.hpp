@@ -51,8 +51,9 @@ public:
   /// How the array is laid out over devices.
   const sharding_ptr& sharding() const;
 
-  /// The shards on devices of this process, in device-id order (replicas included).
-  const std::vector<shard>& addressable_shards() const;
+  /// The shards on devices of this process, in device-id order (replicas included). A copy: the
+  /// array may be deleted by another thread while the caller looks at it.
+  std::vector<shard> addressable_shards() const;
 
   /// Waits until every shard has been computed; rethrows the first error a device reported.
   void block_until_ready() const;

@@ -17,18 +17,24 @@ namespace {
 /// Runs the tasks of one caller, one after the other, on its own thread. (Spawned with the caller's
 /// id: besides naming the lane in logs, an argument avoids CAF 0.17's null-tuple dereference for
 /// argument-less function actors, which UBSan reports.)
-caf::behavior lane_worker(caf::event_based_actor*, caller_id caller) {
+caf::behavior lane_worker(caf::event_based_actor*, caller_id caller, stop_signal_ptr stop) {
   log(log_level::trace, "host lane worker for caller {} started", caller);
-  return {[](host_call& call) { call.task(); }};
+  return {[stop](host_call& call) {
+    // A task dropped unrun fails its future (its promise breaks); it must not delay stop().
+    if (!stop->raised())
+      call.task();
+  }};
 }
 
 struct host_state {
   in_order_admission<host_call> admission;
   std::unordered_map<caller_id, caf::actor> lanes;
+  stop_signal_ptr stop;
   static inline const char* name = "am.host";
 };
 
-caf::behavior host_behavior(caf::stateful_actor<host_state>* self, int process_index) {
+caf::behavior host_behavior(caf::stateful_actor<host_state>* self, int process_index, stop_signal_ptr stop) {
+  self->state.stop = std::move(stop);
   log(log_level::debug, "host actor of process {} started", process_index);
   return {
     [self](host_call& call) {
@@ -36,7 +42,7 @@ caf::behavior host_behavior(caf::stateful_actor<host_state>* self, int process_i
       self->state.admission.offer(header, std::move(call), [self](host_call& ready) {
         auto& lane = self->state.lanes[ready.header.caller];
         if (!lane) {
-          lane = self->spawn<caf::detached + caf::linked>(lane_worker, ready.header.caller);
+          lane = self->spawn<caf::detached + caf::linked>(lane_worker, ready.header.caller, self->state.stop);
           log(log_level::debug, "host: new lane for caller {}", ready.header.caller);
         }
         self->send(lane, std::move(ready));
@@ -47,8 +53,8 @@ caf::behavior host_behavior(caf::stateful_actor<host_state>* self, int process_i
 
 } // namespace
 
-caf::actor spawn_host_actor(caf::actor_system& system, int process_index) {
-  return system.spawn(host_behavior, process_index);
+caf::actor spawn_host_actor(caf::actor_system& system, int process_index, stop_signal_ptr stop) {
+  return system.spawn(host_behavior, process_index, std::move(stop));
 }
 
 } // namespace am::detail

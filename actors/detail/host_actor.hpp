@@ -3,12 +3,15 @@
 /// lane on its own detached worker. Internal to the runtime.
 #pragma once
 
+#include "actors/detail/stop_signal.hpp"
+
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 namespace am::detail {
 
-/// Spawns the host actor. Its lane workers are linked to it and stop with it.
-caf::actor spawn_host_actor(caf::actor_system& system, int process_index);
+/// Spawns the host actor. Its lane workers are linked to it and stop with it; once `stop` is raised
+/// they drop the tasks they have not started (whose futures then fail with am::runtime_error).
+caf::actor spawn_host_actor(caf::actor_system& system, int process_index, stop_signal_ptr stop);
 
 } // namespace am::detail

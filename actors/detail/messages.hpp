@@ -64,7 +64,8 @@ struct host_call {
   std::function<void()> task;
 };
 
-/// Sent by a device actor to itself when an input it waits for (from another device) is ready.
+/// Sent by a device actor to itself, with a caller id, when an input that caller's stalled work
+/// waits for (from another device) is ready.
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
 
 /// Sent to a device actor when asynchronous work (a CUDA stream) behind a token has finished.

@@ -316,8 +316,8 @@ private:
 
 } // namespace
 
-caf::actor spawn_cuda_device(caf::actor_system& system, const device& dev) {
-  return spawn_device_actor(system, dev, std::make_unique<cuda_executor>(dev));
+caf::actor spawn_cuda_device(caf::actor_system& system, const device& dev, stop_signal_ptr stop) {
+  return spawn_device_actor(system, dev, std::make_unique<cuda_executor>(dev), std::move(stop));
 }
 
 } // namespace am::detail

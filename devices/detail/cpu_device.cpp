@@ -85,8 +85,9 @@ private:
 
 } // namespace
 
-caf::actor spawn_cpu_device(caf::actor_system& system, const device& dev, std::shared_ptr<buffer_pool> pool) {
-  return spawn_device_actor(system, dev, std::make_unique<cpu_executor>(dev, std::move(pool)));
+caf::actor spawn_cpu_device(caf::actor_system& system, const device& dev, std::shared_ptr<buffer_pool> pool,
+                            stop_signal_ptr stop) {
+  return spawn_device_actor(system, dev, std::make_unique<cpu_executor>(dev, std::move(pool)), std::move(stop));
 }
 
 } // namespace am::detail

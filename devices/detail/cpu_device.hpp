@@ -3,6 +3,7 @@
 #pragma once
 
 #include "actors/device_info.hpp"
+#include "actors/detail/stop_signal.hpp"
 #include "devices/detail/buffer_pool.hpp"
 
 #include <caf/actor.hpp>
@@ -12,7 +13,9 @@
 
 namespace am::detail {
 
-/// Spawns the detached device actor of CPU device `dev`, allocating from `pool`.
-caf::actor spawn_cpu_device(caf::actor_system& system, const device& dev, std::shared_ptr<buffer_pool> pool);
+/// Spawns the detached device actor of CPU device `dev`, allocating from `pool`; it stops starting
+/// calls once `stop` is raised.
+caf::actor spawn_cpu_device(caf::actor_system& system, const device& dev, std::shared_ptr<buffer_pool> pool,
+                            stop_signal_ptr stop);
 
 } // namespace am::detail

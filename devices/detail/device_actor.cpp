@@ -10,6 +10,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include <deque>
+#include <unordered_map>
 
 #include <sched.h>
 
@@ -55,9 +56,14 @@ const shard_future* first_pending_input(device_work& work) {
 struct device_state {
   device dev;
   std::unique_ptr<device_executor> executor;
+  stop_signal_ptr stop;
   in_order_admission<device_work> admission;
-  /// Admitted work held back (in order) because its first item waits for an input from elsewhere.
-  std::deque<device_work> stalled;
+  /// Admitted work held back, per caller and in that caller's order, because the caller's first
+  /// held item waits for an input from elsewhere. Per caller, not one queue for the device: a call
+  /// only waits for its own caller's earlier calls. One queue let a call that reached this device
+  /// early (its caller's batch came first) wait behind another caller's call whose input was queued
+  /// on another device behind a call waiting for this one: a cycle that left every device idle.
+  std::unordered_map<caller_id, std::deque<device_work>> stalled;
   /// The calls taken from an outbox, being handled (kept to reuse its storage).
   std::deque<device_call> batch;
   static inline const char* name = "am.device";
@@ -66,6 +72,12 @@ struct device_state {
 using device_actor = caf::stateful_actor<device_state>;
 
 void execute(device_state& st, device_work& work) {
+  // After stop() every call not yet started fails at once: a batch of queued calls (a caller's whole
+  // outbox, taken in one message) must not keep stop() waiting while it runs to the end.
+  if (st.stop->raised()) {
+    fail_outputs(work, runtime_stopped_error());
+    return;
+  }
   std::exception_ptr input_error;
   for_each_input(work, [&](shard_future& in) {
     if (!input_error)
@@ -92,50 +104,60 @@ void execute(device_state& st, device_work& work) {
   }
 }
 
-/// Asks to be woken (by a resume message) when `pending`, the first stalled item's input, resolves.
-void arm_resume(device_actor* self, const shard_future& pending) {
+/// Asks to be woken (by a resume message naming the caller) when `pending`, the input that the
+/// first stalled item of `caller` waits for, resolves.
+void arm_resume(device_actor* self, caller_id caller, const shard_future& pending) {
   caf::actor_addr me = self->address();
   // Runs at once when the input became ready meanwhile (another device resolves it concurrently):
   // the resume message is then already on its way.
-  pending.on_ready([me] {
+  pending.on_ready([me, caller] {
     if (auto hdl = caf::actor_cast<caf::actor>(me))
-      caf::anon_send(hdl, resume_atom::value);
+      caf::anon_send(hdl, resume_atom::value, caller);
   });
 }
 
-/// Runs stalled work from the front for as long as its inputs are ready.
-void drain(device_actor* self) {
+/// Runs `caller`'s stalled work from the front for as long as its inputs are ready.
+void drain(device_actor* self, caller_id caller) {
   auto& st = self->state;
-  while (!st.stalled.empty()) {
+  auto it = st.stalled.find(caller);
+  if (it == st.stalled.end())
+    return; // a late resume: that caller's work has run
+  auto& queue = it->second;
+  while (!queue.empty()) {
     // One look at the inputs: asking twice could see a pending input turn ready in between.
-    if (const auto* pending = first_pending_input(st.stalled.front())) {
-      arm_resume(self, *pending);
+    if (const auto* pending = first_pending_input(queue.front())) {
+      arm_resume(self, caller, *pending);
       return;
     }
-    auto work = std::move(st.stalled.front());
-    st.stalled.pop_front();
+    auto work = std::move(queue.front());
+    queue.pop_front();
     execute(st, work);
   }
+  st.stalled.erase(it);
 }
 
-/// Admits one call in its caller's order, then runs it now or parks it behind stalled work.
+/// Admits one call in its caller's order, then runs it now or parks it behind that caller's
+/// stalled work.
 void accept(device_actor* self, device_call& call) {
   auto header = call.header;
-  self->state.admission.offer(header, std::move(call.work), [self](device_work& work) {
+  self->state.admission.offer(header, std::move(call.work), [self, caller = header.caller](device_work& work) {
     auto& st = self->state;
-    if (st.stalled.empty() && first_pending_input(work) == nullptr) {
+    auto it = st.stalled.find(caller);
+    if (it == st.stalled.end() && first_pending_input(work) == nullptr) {
       execute(st, work);
       return;
     }
-    st.stalled.push_back(std::move(work));
-    if (st.stalled.size() == 1)
-      drain(self);
+    auto& queue = it != st.stalled.end() ? it->second : st.stalled[caller];
+    queue.push_back(std::move(work));
+    if (queue.size() == 1)
+      drain(self, caller);
   });
 }
 
 caf::behavior device_behavior(device_actor* self, device dev,
-                              std::shared_ptr<std::unique_ptr<device_executor>> executor) {
+                              std::shared_ptr<std::unique_ptr<device_executor>> executor, stop_signal_ptr stop) {
   self->state.dev = dev;
+  self->state.stop = std::move(stop);
   self->state.executor = std::move(*executor);
   // Device threads are batch work: under SCHED_BATCH a device woken by a new call does not preempt
   // the caller that is still dispatching the rest of an operation's shards (with 8 devices on 2
@@ -156,7 +178,7 @@ caf::behavior device_behavior(device_actor* self, device dev,
         accept(self, call);
       calls.clear();
     },
-    [self](resume_atom) { drain(self); },
+    [self](resume_atom, caller_id caller) { drain(self, caller); },
     [self](completed_atom, std::uint64_t token) { self->state.executor->complete(token); },
   };
 }
@@ -164,11 +186,11 @@ caf::behavior device_behavior(device_actor* self, device dev,
 } // namespace
 
 caf::actor spawn_device_actor(caf::actor_system& system, const device& dev,
-                              std::unique_ptr<device_executor> executor) {
+                              std::unique_ptr<device_executor> executor, stop_signal_ptr stop) {
   // CAF copies spawn arguments, so the move-only executor travels in a shared holder.
   auto holder = std::make_shared<std::unique_ptr<device_executor>>(std::move(executor));
   log(log_level::debug, "spawning device actor for {}", to_string(dev));
-  return system.spawn<caf::detached>(device_behavior, dev, holder);
+  return system.spawn<caf::detached>(device_behavior, dev, holder, std::move(stop));
 }
 
 } // namespace am::detail

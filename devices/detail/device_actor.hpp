@@ -5,6 +5,7 @@
 
 #include "actors/device_info.hpp"
 #include "actors/detail/messages.hpp"
+#include "actors/detail/stop_signal.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -41,8 +42,9 @@ public:
   virtual void complete(std::uint64_t /*token*/) {}
 };
 
-/// Spawns a detached device actor for `dev` driving `executor`.
+/// Spawns a detached device actor for `dev` driving `executor`. Once `stop` is raised, the actor
+/// fails every call it has not started with am::runtime_error instead of running it.
 caf::actor spawn_device_actor(caf::actor_system& system, const device& dev,
-                              std::unique_ptr<device_executor> executor);
+                              std::unique_ptr<device_executor> executor, stop_signal_ptr stop);
 
 } // namespace am::detail

@@ -13,10 +13,16 @@
 #endif
 
 #include <caf/atom.hpp>
+#include <caf/logger.hpp>
+#include <caf/system_messages.hpp>
 #include <caf/exit_reason.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message_id.hpp>
+#include <caf/message_priority.hpp>
 #include <caf/send.hpp>
 
 #include <mutex>
+#include <thread>
 
 namespace am::detail {
 
@@ -48,33 +54,83 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
     auto pool = std::make_shared<buffer_pool>(dev.id, options_.cpu_memory_limit);
     cpu_pools_.push_back(pool);
     memory_sources_.push_back([pool] { return pool->stats(); });
-    endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool), new_receiver_key()});
+    endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool, stop_), new_receiver_key()});
   }
 #if AM_HAVE_CUDA
   for (int k = 0; k < gpus_.count; ++k) {
     device dev{next_id++, 0, platform::cuda, k};
-    endpoints_.push_back({dev, spawn_cuda_device(*system_, dev), new_receiver_key()});
+    endpoints_.push_back({dev, spawn_cuda_device(*system_, dev, stop_), new_receiver_key()});
     cpu_pools_.push_back(nullptr);
     // The CUDA memory-statistics hook (devices/cuda/cuda_memory.hpp).
     memory_sources_.push_back([ordinal = k] { return cuda_memory_stats(ordinal); });
   }
 #endif
-  host_ = spawn_host_actor(*system_, 0);
+  host_ = spawn_host_actor(*system_, 0, stop_);
   host_lane_key_ = new_receiver_key();
+  // CAF 0.17 leaves a thread-local reference to the system's logger on a thread that constructs the
+  // system or spawns an actor, and ~actor_system waits until the logger is destroyed: stopping on
+  // any other thread while this one lives would wait forever. Drop the reference, so that any
+  // thread can stop the runtime.
+  caf::logger::set_current_actor_system(nullptr);
   log(log_level::info, "runtime started: {} CPU devices, {} GPUs{}{}", options_.cpu_devices,
       gpus_.count, gpus_.reason.empty() ? "" : " (", gpus_.reason.empty() ? "" : gpus_.reason + ")");
 }
 
 runtime_impl::~runtime_impl() {
-  shut_down();
-  endpoints_.clear();
+  stop();
+}
+
+runtime_impl::call_guard::call_guard(runtime_impl& rt) : rt_(rt) {
+  // Counted first, checked second (both sequentially consistent): either stop() sees this call and
+  // waits for it, or this call sees the stop signal and leaves.
+  rt_.calls_in_progress_.fetch_add(1, std::memory_order_seq_cst);
+  if (rt_.stop_->raised()) {
+    rt_.calls_in_progress_.fetch_sub(1, std::memory_order_seq_cst);
+    throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
+  }
+}
+
+runtime_impl::call_guard::~call_guard() {
+  rt_.calls_in_progress_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+namespace {
+
+/// Sends `to` an exit message ahead of everything in its mailbox (CAF's urgent queue): queued
+/// calls are not worth running once the runtime stops.
+void send_urgent_exit(const caf::actor& to) {
+  if (to)
+    to->enqueue(nullptr, caf::make_message_id(caf::message_priority::high),
+                caf::make_message(caf::exit_msg{to.address(), caf::exit_reason::user_shutdown}), nullptr);
+}
+
+} // namespace
+
+void runtime_impl::stop() {
+  std::lock_guard<std::mutex> serialize(stop_mutex_);
+  if (stopped_)
+    return;
+  stop_->raise();
+  // Threads issuing a call finish issuing it (a few microseconds: a guard never waits on an actor).
+  while (calls_in_progress_.load(std::memory_order_seq_cst) > 0)
+    std::this_thread::yield();
+  // Queued calls fail now, with their futures: nothing more is queued after this point.
+  {
+    std::lock_guard<std::mutex> guard(outboxes_mutex_);
+    for (auto& weak : outboxes_)
+      if (auto box = weak.lock())
+        box->close();
+    outboxes_.clear();
+  }
+  for (auto& ep : endpoints_)
+    send_urgent_exit(ep.actor);
+  send_urgent_exit(host_);
+  for (auto& ep : endpoints_)
+    ep.actor = nullptr;
   host_ = nullptr;
-  system_.reset(); // waits for every actor to finish
-  // The actors are gone: calls still queued in callers' outboxes can never run.
-  std::lock_guard<std::mutex> guard(outboxes_mutex_);
-  for (auto& weak : outboxes_)
-    if (auto box = weak.lock())
-      box->close();
+  system_.reset(); // joins every actor: each finishes at most the call it is running
+  stopped_ = true;
+  log(log_level::info, "runtime stopped");
 }
 
 void runtime_impl::register_outbox(const std::shared_ptr<device_outbox>& box) {
@@ -83,20 +139,32 @@ void runtime_impl::register_outbox(const std::shared_ptr<device_outbox>& box) {
   outboxes_.push_back(box);
 }
 
-void runtime_impl::shut_down() {
-  if (shut_down_)
-    return;
-  shut_down_ = true;
-  for (auto& ep : endpoints_)
-    caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
-}
-
 const device_endpoint& runtime_impl::endpoint(int device_id) const {
   if (device_id < 0 || static_cast<std::size_t>(device_id) >= endpoints_.size())
     throw value_error("Unknown device id " + std::to_string(device_id) + " (this runtime has "
                       + std::to_string(endpoints_.size()) + " devices)");
   return endpoints_[static_cast<std::size_t>(device_id)];
+}
+
+namespace {
+
+/// `CudaDevice(id=3) of process 0 (local ordinal 0)`: every field a descriptor is checked on.
+std::string describe(const device& d) {
+  return to_string(d) + " of process " + std::to_string(d.process_index) + " (local ordinal "
+         + std::to_string(d.local_ordinal) + ")";
+}
+
+} // namespace
+
+const device_endpoint& runtime_impl::endpoint(const device& d) const {
+  if (d.id < 0 || static_cast<std::size_t>(d.id) >= endpoints_.size())
+    throw value_error("Unknown device " + describe(d) + ": this runtime has devices with ids 0 to "
+                      + std::to_string(static_cast<long>(endpoints_.size()) - 1));
+  auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
+  if (!(ep.dev == d))
+    throw value_error("Unknown device " + describe(d) + ": this runtime's device " + std::to_string(d.id)
+                      + " is " + describe(ep.dev));
+  return ep;
 }
 
 std::vector<device> runtime_impl::all_devices() const {
@@ -136,9 +204,16 @@ std::shared_ptr<runtime_impl> current_runtime() {
 
 void set_current_runtime(std::shared_ptr<runtime_impl> impl) {
   std::lock_guard<std::mutex> guard(current_mutex);
-  if (impl && current)
+  if (current)
     throw runtime_error("An actormesh runtime is already running in this process");
   current = std::move(impl);
+}
+
+void clear_current_runtime(const runtime_impl* impl) {
+  std::shared_ptr<runtime_impl> dropped; // freed outside the lock
+  std::lock_guard<std::mutex> guard(current_mutex);
+  if (current.get() == impl)
+    dropped.swap(current);
 }
 
 } // namespace am::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "actors/detail/messages.hpp"
+#include "actors/detail/stop_signal.hpp"
 #include "actors/device_info.hpp"
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/discovery.hpp"
@@ -13,6 +14,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,16 +31,36 @@ struct device_endpoint {
 };
 
 /// Everything a running runtime owns.
+///
+/// Stopping (stop()) happens on the thread that asks for it, never on a thread that happens to drop
+/// the last reference: calls in progress on user threads hold a call_guard, and stop() waits for
+/// them to leave before it tears the actor system down.
 class runtime_impl {
 public:
   /// Starts the actor system, spawns the device actors and the host actor.
   explicit runtime_impl(resolved_options opts);
 
-  /// Stops all actors and waits for them.
+  /// Stops the runtime if stop() was never called (only the memory is freed otherwise).
   ~runtime_impl();
 
-  /// Sends every actor an exit message; the destructor waits for them.
-  void shut_down();
+  /// Stops the runtime; idempotent and thread-safe (a second caller waits for the first). In order:
+  /// new calls are refused; calls being issued on other threads finish issuing; every call still
+  /// queued (in outboxes, mailboxes, or waiting for inputs) fails with am::runtime_error; the call
+  /// each device is running finishes; then every actor has exited and the actor system is gone.
+  void stop();
+
+  /// Held by a user thread while it issues a call into the runtime's actors (never while waiting
+  /// for a result): stop() waits until no guard is held. Throws am::runtime_error once stopping.
+  class call_guard {
+  public:
+    explicit call_guard(runtime_impl& rt);
+    ~call_guard();
+    call_guard(const call_guard&) = delete;
+    call_guard& operator=(const call_guard&) = delete;
+
+  private:
+    runtime_impl& rt_;
+  };
 
   const resolved_options& config() const noexcept { return options_; }
   const gpu_report& gpus() const noexcept { return gpus_; }
@@ -53,6 +75,10 @@ public:
 
   /// The endpoint of a device id; throws am::value_error for an unknown id.
   const device_endpoint& endpoint(int device_id) const;
+
+  /// The endpoint of a device descriptor, checked against this runtime's device of that id
+  /// (platform, process, ordinal): a made-up or stale descriptor is refused with am::value_error.
+  const device_endpoint& endpoint(const device& d) const;
 
   /// Every device, CPU first, by id.
   std::vector<device> all_devices() const;
@@ -85,13 +111,20 @@ private:
   std::vector<memory_stats_source> memory_sources_;
   caf::actor host_;
   std::uint64_t host_lane_key_ = 0;
-  bool shut_down_ = false;
+  std::shared_ptr<stop_signal> stop_ = std::make_shared<stop_signal>();
+  std::atomic<int> calls_in_progress_{0}; ///< call_guards held now
+  std::mutex stop_mutex_;                 ///< serializes stop()
+  bool stopped_ = false;                  ///< under stop_mutex_
 };
 
 /// The current runtime; throws am::runtime_error when none is running.
 std::shared_ptr<runtime_impl> current_runtime();
 
-/// Makes `impl` current (or clears it with null); throws when another one is current.
+/// Makes `impl` current; throws when another one is current.
 void set_current_runtime(std::shared_ptr<runtime_impl> impl);
+
+/// Clears the current runtime if it is `impl` (a runtime stopping twice, or after another one
+/// started, leaves the current one alone).
+void clear_current_runtime(const runtime_impl* impl);
 
 } // namespace am::detail

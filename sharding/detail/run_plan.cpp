@@ -8,13 +8,14 @@
 namespace am::detail {
 
 std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
-  std::vector<const array_state*> states;
-  states.reserve(args.size());
+  // Each argument's shards are taken once: a concurrent delete_ cannot change them under us.
+  std::vector<shard_list> arguments;
+  arguments.reserve(args.size());
   for (auto& a : args)
-    states.push_back(&concrete_state(a));
+    arguments.push_back(concrete_state(a).shards());
   auto resolve = [&](const value_binding& b, const std::vector<std::vector<shard_future>>& produced) {
     if (b.from == value_binding::source::argument)
-      return states[static_cast<std::size_t>(b.index)]->shards[static_cast<std::size_t>(b.position)].data;
+      return (*arguments[static_cast<std::size_t>(b.index)])[static_cast<std::size_t>(b.position)].data;
     return produced[static_cast<std::size_t>(b.index)][static_cast<std::size_t>(b.position)];
   };
   std::vector<std::vector<shard_future>> produced(p.calls.size());
@@ -33,9 +34,11 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
     s->shape = o.shape;
     s->type = o.type;
     s->layout = o.layout;
-    s->shards.reserve(o.shards.size());
+    std::vector<shard> shards;
+    shards.reserve(o.shards.size());
     for (auto& sh : o.shards)
-      s->shards.push_back({sh.dev, sh.index, sh.replica_id, resolve(sh.data, produced)});
+      shards.push_back({sh.dev, sh.index, sh.replica_id, resolve(sh.data, produced)});
+    s->set_shards(std::move(shards));
     outputs.emplace_back(std::move(s));
   }
   return outputs;

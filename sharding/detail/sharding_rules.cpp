@@ -38,10 +38,20 @@ spec_entry entry_at(const partition_spec& spec, std::size_t d) {
   return d < spec.size() ? spec[d] : spec_entry{};
 }
 
+/// True when `s` can stand unchanged for a result of rank `rank`: it is fully replicated and, when
+/// named, has no spec entry past that rank (a one-device mesh with P('x') is fully replicated, but
+/// P('x') is not valid for a scalar).
+bool usable_unchanged(const sharding_ptr& s, std::size_t rank) {
+  if (!s->is_fully_replicated())
+    return false;
+  auto* n = dynamic_cast<const named_sharding*>(s.get());
+  return n == nullptr || n->spec().size() <= rank;
+}
+
 } // namespace
 
 sharding_ptr replicated_like(const sharding_ptr& s) {
-  if (s->is_fully_replicated())
+  if (usable_unchanged(s, 0))
     return s;
   return memoized(s, "replicated", {}, [&]() -> sharding_ptr {
     if (auto* n = dynamic_cast<const named_sharding*>(s.get()))
@@ -71,7 +81,7 @@ sharding_ptr transposed(const sharding_ptr& s, const std::vector<std::int64_t>& 
 }
 
 sharding_ptr reduced(const sharding_ptr& s, std::size_t ndim, const std::vector<std::int64_t>& axes) {
-  if (s->is_fully_replicated())
+  if (usable_unchanged(s, ndim - std::min(ndim, axes.size())))
     return s;
   auto params = axes;
   params.push_back(static_cast<std::int64_t>(ndim));
@@ -90,7 +100,7 @@ sharding_ptr reduced(const sharding_ptr& s, std::size_t ndim, const std::vector<
 }
 
 sharding_ptr reshaped(const sharding_ptr& s, std::size_t ndim, std::size_t kept) {
-  if (s->is_fully_replicated())
+  if (usable_unchanged(s, kept))
     return s;
   return memoized(s, "reshape", {static_cast<std::int64_t>(ndim), static_cast<std::int64_t>(kept)},
                   [&]() -> sharding_ptr {

@@ -153,7 +153,7 @@ const array_state& concrete_state(const array& a) {
     throw value_error("Encountered an unexpected tracer: a traced value escaped its jit function");
   if (s->lazy_constant)
     throw runtime_error("internal: a scalar operand was used outside the operation it belongs to");
-  if (s->deleted.load())
+  if (s->deleted())
     throw_deleted(*s);
   return *s;
 }

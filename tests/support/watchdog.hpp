@@ -1,0 +1,48 @@
+// A bound on a test body that could hang: the body runs on its own thread; if it has not finished
+// within the limit the process reports which test hung and exits with failure, so a regression
+// shows as a failed test with a reason instead of ctest's timeout.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace am::test {
+
+/// Runs `body`, rethrowing what it throws; exits the process with status 1 when it takes longer
+/// than `limit`.
+inline void run_bounded(const std::string& what, std::chrono::seconds limit, const std::function<void()>& body) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::exception_ptr error;
+  std::thread runner([&] {
+    try {
+      body();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> guard(m);
+    done = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> guard(m);
+  if (!cv.wait_for(guard, limit, [&] { return done; })) {
+    std::fprintf(stderr, "HUNG: %s did not finish within %lld s\n", what.c_str(),
+                 static_cast<long long>(limit.count()));
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  guard.unlock();
+  runner.join();
+  if (error)
+    std::rethrow_exception(error);
+}
+
+} // namespace am::test
