@@ -158,7 +158,7 @@ std::vector<std::string> split_args(const std::string& line) {
 } // namespace
 
 TEST_CASE("fuzz: the PartitionSpec parser answers a spec or am::value_error", "[fuzz]") {
-  fuzz_text("spec.txt", iterations(20000), [](const std::string& text) {
+  fuzz_text("spec.txt", iterations(50000), [](const std::string& text) {
     const auto spec = am::parse_partition_spec(text);
     CHECK(spec.to_string().rfind("P(", 0) == 0);
   });
@@ -172,14 +172,14 @@ TEST_CASE("fuzz: deeply nested parentheses are refused, not a stack overflow", "
 }
 
 TEST_CASE("fuzz: the shape parser answers a valid shape or am::value_error", "[fuzz]") {
-  fuzz_text("shape.txt", iterations(20000), [](const std::string& text) {
+  fuzz_text("shape.txt", iterations(50000), [](const std::string& text) {
     const auto shape = am::parse_shape(text);
     CHECK(am::try_element_count(shape).has_value());
   });
 }
 
 TEST_CASE("fuzz: the mesh-shape parser answers a valid mesh shape or am::value_error", "[fuzz]") {
-  fuzz_text("mesh.txt", iterations(20000), [](const std::string& text) {
+  fuzz_text("mesh.txt", iterations(50000), [](const std::string& text) {
     const auto shape = am::parse_mesh_shape(text);
     const auto count = am::try_element_count(shape);
     CHECK((count && *count > 0));
@@ -195,7 +195,7 @@ TEST_CASE("fuzz: the command line exits 0, or 2 with one line on stderr", "[fuzz
   for (const auto& line : lines)
     for (auto& w : split_args(line))
       words.push_back(std::move(w));
-  const auto count = iterations(1500);
+  const auto count = iterations(5000);
   std::uint64_t failed = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     auto args = split_args(m.pick(lines));
