@@ -16,13 +16,18 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// The four operations of the race, each ending in to_host.
+/// The operations of the race, each ending in to_host: eager ones, a jitted one (traced once,
+/// shared by all threads), and resharding.
+constexpr int operation_count = 6;
 am::host_array use(const am::array& x, int op) {
-  switch (op % 4) {
+  static auto jitted = am::jit([](const am::array& a) { return am::sin(a) * 2.0 + a; }, "race");
+  switch (op % operation_count) {
   case 0: return am::sin(x).to_host();
   case 1: return (x + 1.0).to_host();
   case 2: return am::matmul(x, x).to_host();
-  default: return am::sum(x).to_host();
+  case 3: return am::sum(x).to_host();
+  case 4: return jitted(x).to_host();
+  default: return am::device_put(x, am::devices().back()).to_host();
   }
 }
 
@@ -46,7 +51,7 @@ void delete_while_used(int threads, int rounds) {
   std::vector<std::vector<double>> expected;
   {
     auto ref = am::device_put(host, layout);
-    for (int op = 0; op < 4; ++op)
+    for (int op = 0; op < operation_count; ++op)
       expected.push_back(am::testing::values(use(ref, op)));
   }
 
@@ -64,7 +69,7 @@ void delete_while_used(int threads, int rounds) {
           int op = t + k;
           try {
             auto got = am::testing::values(use(x, op));
-            if (am::testing::all_close(got, expected[static_cast<std::size_t>(op % 4)], 1e-4, 1e-4))
+            if (am::testing::all_close(got, expected[static_cast<std::size_t>(op % operation_count)], 1e-4, 1e-4))
               ++counts.completed;
             else
               ++counts.wrong;

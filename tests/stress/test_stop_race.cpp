@@ -152,6 +152,47 @@ TEST_CASE("stop() fails queued calls instead of running them", "[stress][stop]")
   });
 }
 
+TEST_CASE("host tasks race stop(): each runs or fails with runtime_error", "[stress][stop]") {
+  am::test::run_bounded("host tasks racing stop()", 120s, [] {
+    for (int threads : {1, 4, 16}) {
+      am::runtime rt(am::test::stress_options());
+      std::atomic<long> ran{0}, failed{0}, other{0};
+      std::vector<std::thread> callers;
+      for (int t = 0; t < threads; ++t)
+        callers.emplace_back([&] {
+          std::vector<am::future<int>> results;
+          try {
+            for (int k = 0; k < 200; ++k)
+              results.push_back(am::host_call([k] {
+                std::this_thread::sleep_for(100us);
+                return k;
+              }));
+          } catch (const am::runtime_error&) {
+            // refused: the runtime stopped while this thread was still issuing
+          }
+          for (std::size_t k = 0; k < results.size(); ++k) {
+            try {
+              if (results[k].get() == static_cast<int>(k))
+                ++ran;
+              else
+                ++other;
+            } catch (const am::runtime_error&) {
+              ++failed;
+            } catch (...) {
+              ++other;
+            }
+          }
+        });
+      std::this_thread::sleep_for(5ms);
+      rt.stop();
+      for (auto& c : callers)
+        c.join();
+      INFO(threads << " threads: " << ran << " tasks ran, " << failed << " failed");
+      CHECK(other == 0);
+    }
+  });
+}
+
 TEST_CASE("stop() from several threads at once returns on each", "[stress][stop]") {
   am::test::run_bounded("concurrent stop()", 120s, [] {
     am::runtime rt(am::test::stress_options());
