@@ -19,9 +19,7 @@ void check(int error, const char* what, const device& dev) {
 }
 
 void throw_out_of_memory(std::size_t bytes, const device& dev, const std::string& detail) {
-  throw out_of_memory_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
-                            + std::to_string(bytes) + " bytes on " + to_string(dev)
-                            + (detail.empty() ? "" : " (" + detail + ")"));
+  throw resource_exhausted(bytes, to_string(dev) + (detail.empty() ? "" : " (" + detail + ")"));
 }
 
 scoped_device::scoped_device(int ordinal) noexcept {

@@ -46,9 +46,7 @@ void* buffer_pool::system_allocate(std::size_t capacity) noexcept {
 pool_block buffer_pool::allocate(std::size_t bytes) {
   auto capacity = size_class(bytes);
   auto fail = [&] {
-    throw out_of_memory_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
-                              + std::to_string(bytes) + " bytes on CpuDevice(id="
-                              + std::to_string(device_id_) + ")");
+    throw resource_exhausted(bytes, "CpuDevice(id=" + std::to_string(device_id_) + ")");
   };
   {
     std::lock_guard<std::mutex> guard(mutex_);

@@ -155,8 +155,7 @@ void* cpu_scratch::get(std::size_t bytes) {
                    / scratch_alignment * scratch_alignment;
     data_.reset(std::aligned_alloc(scratch_alignment, rounded));
     if (!data_)
-      throw out_of_memory_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
-                                + std::to_string(rounded) + " bytes of scratch memory");
+      throw resource_exhausted(rounded, "the host (scratch memory)");
     size_ = rounded;
   }
   return data_.get();
