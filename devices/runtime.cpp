@@ -1,6 +1,7 @@
 #include "devices/runtime.hpp"
 
 #include "actors/errors.hpp"
+#include "actors/detail/log.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
 #include <algorithm>
@@ -20,7 +21,12 @@ runtime::runtime(int argc, const char* const* argv, const options& in_code) {
 }
 
 runtime::~runtime() {
-  stop();
+  try {
+    stop();
+  } catch (const std::exception& e) {
+    // Only a runtime destroyed inside its own host task gets here; its impl releases what it can.
+    detail::log(detail::log_level::error, "{}", e.what());
+  }
 }
 
 const resolved_options& runtime::config() const {
@@ -34,8 +40,8 @@ const gpu_report& runtime::gpus() const {
 void runtime::stop() {
   if (!impl_)
     return;
-  detail::clear_current_runtime(impl_.get());
   impl_->stop(); // the actors are gone when this returns; impl_ itself stays (other threads may hold it)
+  detail::clear_current_runtime(impl_.get());
 }
 
 bool is_running() noexcept {

@@ -46,7 +46,8 @@ public:
   const gpu_report& gpus() const;
 
   /// Stops every actor of this runtime on this thread; idempotent and safe to call from several
-  /// threads (each returns once the runtime has stopped).
+  /// threads (each returns once the runtime has stopped). From inside one of the runtime's own host
+  /// tasks it throws am::runtime_error instead of waiting for itself.
   void stop();
 
 private:

@@ -21,8 +21,10 @@ caf::behavior lane_worker(caf::event_based_actor*, caller_id caller, stop_signal
   log(log_level::trace, "host lane worker for caller {} started", caller);
   return {[stop](host_call& call) {
     // A task dropped unrun fails its future (its promise breaks); it must not delay stop().
-    if (!stop->raised())
+    if (!stop->raised()) {
+      host_task_scope running(stop.get());
       call.task();
+    }
   }};
 }
 

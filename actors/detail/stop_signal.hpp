@@ -27,6 +27,27 @@ private:
 /// How actors hold the signal (the runtime owns the other reference).
 using stop_signal_ptr = std::shared_ptr<const stop_signal>;
 
+/// The signal of the runtime whose host task this thread is running now, or null: a runtime asked
+/// to stop from one of its own host tasks would wait for that task, which waits for the stop.
+inline const stop_signal*& host_task_owner() noexcept {
+  thread_local const stop_signal* owner = nullptr;
+  return owner;
+}
+
+/// Marks the calling thread as running a host task of the runtime behind `signal` while alive.
+class host_task_scope {
+public:
+  explicit host_task_scope(const stop_signal* signal) noexcept : previous_(host_task_owner()) {
+    host_task_owner() = signal;
+  }
+  ~host_task_scope() { host_task_owner() = previous_; }
+  host_task_scope(const host_task_scope&) = delete;
+  host_task_scope& operator=(const host_task_scope&) = delete;
+
+private:
+  const stop_signal* previous_;
+};
+
 /// The error of a call that had not started when its runtime stopped.
 inline std::exception_ptr runtime_stopped_error() {
   return std::make_exception_ptr(

@@ -77,6 +77,20 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
 }
 
 runtime_impl::~runtime_impl() {
+  if (host_task_owner() == stop_.get()) {
+    // The last reference went inside one of this runtime's own host tasks: joining the actors would
+    // wait for this very task. Tell every actor to stop and leave the actor system to the process.
+    log(log_level::error, "an actormesh runtime was released inside one of its own host tasks; its "
+                          "actors stop, but the actor system is not joined");
+    stop_->raise();
+    for (auto& ep : endpoints_)
+      caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
+    endpoints_.clear();
+    host_ = nullptr;
+    (void)system_.release();
+    return;
+  }
   stop();
 }
 
@@ -107,6 +121,9 @@ void send_urgent_exit(const caf::actor& to) {
 } // namespace
 
 void runtime_impl::stop() {
+  if (host_task_owner() == stop_.get())
+    throw runtime_error("The actormesh runtime cannot stop from inside one of its own host tasks (it "
+                        "would wait for the task that asks): stop it from a user thread");
   std::lock_guard<std::mutex> serialize(stop_mutex_);
   if (stopped_)
     return;

@@ -43,7 +43,8 @@ public:
   /// Stops the runtime if stop() was never called (only the memory is freed otherwise).
   ~runtime_impl();
 
-  /// Stops the runtime; idempotent and thread-safe (a second caller waits for the first). In order:
+  /// Stops the runtime; idempotent and thread-safe (a second caller waits for the first); throws
+  /// am::runtime_error when called from one of the runtime's own host tasks. In order:
   /// new calls are refused; calls being issued on other threads finish issuing; every call still
   /// queued (in outboxes, mailboxes, or waiting for inputs) fails with am::runtime_error; the call
   /// each device is running finishes; then every actor has exited and the actor system is gone.

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 TEST_CASE("device descriptors print like JAX's", "[devices]") {
   CHECK(am::to_string(am::device{0, 0, am::platform::cpu, 0}) == "CpuDevice(id=0)");
   CHECK(am::to_string(am::device{8, 0, am::platform::cuda, 0}) == "CudaDevice(id=8)");
@@ -73,4 +75,17 @@ TEST_CASE("command-line flags reach the runtime", "[runtime]") {
   CHECK_FALSE(rt.config().use_gpus);
   CHECK(am::devices().size() == 3);
   CHECK_THAT(rt.gpus().reason, Catch::Contains("disabled"));
+}
+
+TEST_CASE("stop() from inside a host task is refused instead of waiting for itself", "[runtime]") {
+  am::options opts;
+  opts.cpu_devices = 2;
+  opts.use_gpus = false;
+  am::runtime rt(opts);
+  auto refused = am::host_call([&rt] { rt.stop(); });
+  CHECK_THROWS_WITH(refused.get(std::chrono::seconds(30)),
+                    Catch::Contains("cannot stop from inside one of its own host tasks"));
+  CHECK(am::is_running());
+  rt.stop(); // from a user thread it works
+  CHECK_FALSE(am::is_running());
 }
