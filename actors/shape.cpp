@@ -21,10 +21,10 @@ constexpr auto int64_max = std::numeric_limits<std::int64_t>::max();
 std::optional<std::int64_t> try_element_count(std::span<const std::int64_t> shape) noexcept {
   std::int64_t n = 1;
   for (auto d : shape) {
-    if (d < 0)
+    auto product = d < 0 ? std::nullopt : checked_mul(n, d);
+    if (!product)
       return std::nullopt;
-    if (__builtin_mul_overflow(n, d, &n))
-      return std::nullopt;
+    n = *product;
   }
   return n;
 }

@@ -68,11 +68,9 @@ host_array array::to_host() const {
 }
 
 void array::delete_() {
-  // Deleting twice is a no-op, as in JAX.
-  if (checked().deleted())
-    return;
-  detail::concrete_state(*this);
+  detail::concrete_state(*this, /*allow_deleted=*/true);
   // Calls already issued hold their inputs: they finish with the values. Uses from now on throw.
+  // Deleting twice (also from two threads at once) is a no-op, as in JAX.
   state_->delete_shards();
 }
 

@@ -145,7 +145,7 @@ trace_context* current_trace() noexcept {
   return innermost;
 }
 
-const array_state& concrete_state(const array& a) {
+const array_state& concrete_state(const array& a, bool allow_deleted) {
   auto* s = a.state().get();
   if (s == nullptr)
     throw value_error("Use of an empty am::array");
@@ -153,7 +153,7 @@ const array_state& concrete_state(const array& a) {
     throw value_error("Encountered an unexpected tracer: a traced value escaped its jit function");
   if (s->lazy_constant)
     throw runtime_error("internal: a scalar operand was used outside the operation it belongs to");
-  if (s->deleted())
+  if (!allow_deleted && s->deleted())
     throw_deleted(*s);
   return *s;
 }

@@ -62,8 +62,9 @@ array apply(node n, const std::vector<array>& operands);
 /// Runs a plan on concrete arguments and returns the output arrays (at once: shards are futures).
 std::vector<array> run_plan(const plan& p, const std::vector<array>& args);
 
-/// A concrete argument's state, checked: throws for deleted arrays and for stray tracers.
-const array_state& concrete_state(const array& a);
+/// A concrete argument's state, checked: throws for stray tracers and (unless `allow_deleted`, as
+/// delete_ needs) for deleted arrays.
+const array_state& concrete_state(const array& a, bool allow_deleted = false);
 
 /// A jitted function's plans, one per input signature.
 class plan_cache {

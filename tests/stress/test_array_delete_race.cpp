@@ -86,7 +86,9 @@ void delete_while_used(int threads, int rounds) {
     auto delay = std::chrono::microseconds(rng() % 3000);
     go.store(true);
     std::this_thread::sleep_for(delay);
+    std::thread second_deleter([&] { x.delete_(); }); // deleting twice at once is a no-op
     x.delete_();
+    second_deleter.join();
     for (auto& u : users)
       u.join();
     CHECK(x.is_deleted());
