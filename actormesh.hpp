@@ -13,6 +13,7 @@
 #include "actors/program.hpp"
 #include "devices/calls.hpp"
 #include "devices/discovery.hpp"
+#include "devices/distributed.hpp"
 #include "devices/memory.hpp"
 #include "devices/options.hpp"
 #include "devices/runtime.hpp"

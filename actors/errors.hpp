@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace am {
 
@@ -35,6 +37,30 @@ public:
 class runtime_error : public error {
 public:
   using error::error;
+};
+
+/// A process of the cluster died, stopped answering, or left: raised on every survivor by whatever
+/// waited on it (barriers, collectives, calls to its devices, the join). JAX: ProcessFailureError.
+/// `process` is the failed process's index (-1 when the coordinator itself is gone and the failed
+/// process is not known); `devices` lists the global ids of its devices.
+class process_failure_error : public runtime_error {
+public:
+  process_failure_error(const std::string& what, int process, std::vector<int> devices = {})
+      : runtime_error(what), process_(process), devices_(std::move(devices)) {}
+  int process() const noexcept { return process_; }
+  const std::vector<int>& failed_devices() const noexcept { return devices_; }
+
+private:
+  int process_;
+  std::vector<int> devices_;
+};
+
+/// Processes of the cluster disagree on what they are doing together: different collectives (op,
+/// shape, dtype, name) as the same step of a communicator, different barrier names, or different
+/// builds at join. The message names who issued what.
+class desync_error : public runtime_error {
+public:
+  using runtime_error::runtime_error;
 };
 
 /// A device ran out of memory (JAX: RESOURCE_EXHAUSTED).

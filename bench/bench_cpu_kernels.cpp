@@ -13,8 +13,8 @@
 #include <actormesh.hpp>
 
 #include "devices/detail/buffer_pool.hpp"
-#include "devices/detail/cpu_buffer.hpp"
-#include "devices/detail/cpu_runner.hpp"
+#include "devices/cpu/cpu_buffer.hpp"
+#include "devices/cpu/cpu_runner.hpp"
 
 #include <immintrin.h>
 

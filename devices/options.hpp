@@ -1,7 +1,10 @@
-/// Runtime options and where they come from. Precedence, lowest first: built-in defaults, AM_*
-/// environment variables, command-line flags (--am-*), values set in code.
+/// Runtime options and where they come from. Precedence, lowest first: built-in defaults, a detected
+/// job launcher's variables (Slurm, Open MPI; cluster settings only, devices/cluster_environment.hpp),
+/// AM_* environment variables, command-line flags (--am-*), values set in code. doc/runtime.md has
+/// the table of every option.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -31,6 +34,42 @@ struct options {
   /// Bytes of buffers each CPU device may hold at once (0: no limit); beyond it allocations fail
   /// with am::out_of_memory_error. Default 0.
   std::optional<std::uint64_t> cpu_memory_limit;
+
+  // ---- cluster (doc/runtime.md "Cluster options", doc/multihost.md) ----
+  /// The coordinator as "host:port" or "[ipv6]:port", port 1..65535 (AM_COORDINATOR,
+  /// --am-coordinator). Empty with one process: local mode (no networking); an empty value also
+  /// drops a coordinator a launcher gave. Default: the launcher's (Slurm, Open MPI), else none.
+  std::optional<std::string> coordinator_address;
+  /// Number of processes in the cluster, >= 1; more than one needs a coordinator
+  /// (AM_NUM_PROCESSES, --am-num-processes). Default: the launcher's, else 1.
+  std::optional<int> num_processes;
+  /// This process's index, 0..num_processes-1; process 0 hosts the mesh supervisor
+  /// (AM_PROCESS_ID, --am-process-id). Default: the launcher's, else 0.
+  std::optional<int> process_id;
+  /// The interface the coordinator listens on (AM_LISTEN_ADDRESS, --am-listen-address). Default:
+  /// the coordinator's host (so loopback for 127.0.0.1 / localhost); never all interfaces unless
+  /// asked for ("0.0.0.0").
+  std::optional<std::string> listen_address;
+  // Durations below: > 0; as text a whole number with ms, s or m ("500ms", "30s", "2m"), a bare
+  // number being seconds (AM_JOIN_TIMEOUT, --am-join-timeout and so on).
+  /// How long joining waits for every process. Default 60 s.
+  std::optional<std::chrono::milliseconds> join_timeout;
+  /// How often each process tells the supervisor it is alive. Default 1 s.
+  std::optional<std::chrono::milliseconds> heartbeat_interval;
+  /// Silence after which the supervisor declares a process failed; longer than the interval.
+  /// Default 20 s (a loaded 2-core machine must not misfire).
+  std::optional<std::chrono::milliseconds> heartbeat_timeout;
+  /// Default timeout of barriers and collectives. Default 300 s.
+  std::optional<std::chrono::milliseconds> collective_timeout;
+  /// How long stopping waits for the other processes to stop too. Default 30 s.
+  std::optional<std::chrono::milliseconds> shutdown_timeout;
+  /// Mutual TLS (CAF's OpenSSL module): this node's certificate (PEM file; AM_TLS_CERTIFICATE,
+  /// --am-tls-certificate). All three TLS files or none; none: plain TCP.
+  std::optional<std::string> tls_certificate;
+  /// The certificate's private key (PEM file; AM_TLS_KEY, --am-tls-key).
+  std::optional<std::string> tls_key;
+  /// The CA file that peers' certificates must chain to (AM_TLS_CA, --am-tls-ca).
+  std::optional<std::string> tls_ca;
 };
 
 /// The options in force, every field decided.
@@ -41,16 +80,44 @@ struct resolved_options {
   bool use_gpus = true;
   std::string log_level = "warning";
   std::uint64_t cpu_memory_limit = 0;
+
+  std::string coordinator_address;  ///< empty: local mode
+  int num_processes = 1;
+  int process_id = 0;
+  std::string listen_address;       ///< decided: never empty when coordinator_address is set (an
+                                    ///< IPv6 host without its brackets)
+  std::chrono::milliseconds join_timeout{60000};
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::chrono::milliseconds heartbeat_timeout{20000};
+  std::chrono::milliseconds collective_timeout{300000};
+  std::chrono::milliseconds shutdown_timeout{30000};
+  std::string tls_certificate;      ///< empty: no TLS (then tls_key and tls_ca are empty too)
+  std::string tls_key;
+  std::string tls_ca;
+  /// Where the cluster settings came from: "code", "flags", "AM_* environment", "Slurm" or
+  /// "Open MPI", the highest-precedence source that set coordinator_address, num_processes or
+  /// process_id; "local" when not clustered. For `actormesh info`.
+  std::string cluster_source = "local";
+
+  /// True when this process is part of a cluster (a coordinator is set).
+  bool clustered() const noexcept { return !coordinator_address.empty(); }
 };
 
 /// Reads an environment variable; returns null when unset. Replaceable for tests.
 using environment_lookup = std::function<const char*(const char*)>;
 
-/// Combines defaults < environment (AM_CPU_DEVICES, AM_SCHEDULER, AM_SCHEDULER_THREADS, AM_USE_GPUS,
-/// AM_LOG, AM_CPU_MEMORY_LIMIT) < flags in `args` (--am-cpu-devices N, --am-scheduler,
-/// --am-scheduler-threads, --am-gpus, --am-log, --am-cpu-memory-limit; `--flag=value` or
-/// `--flag value`; other arguments are ignored) < `in_code`. A memory limit is a byte count,
-/// optionally with a binary suffix: 512M, 2GiB, 64k.
+/// Combines defaults < a detected launcher (detect_launcher_cluster: Slurm or Open MPI, for
+/// coordinator_address, num_processes and process_id) < environment (AM_CPU_DEVICES, AM_SCHEDULER,
+/// AM_SCHEDULER_THREADS, AM_USE_GPUS, AM_LOG, AM_CPU_MEMORY_LIMIT, AM_COORDINATOR,
+/// AM_NUM_PROCESSES, AM_PROCESS_ID, AM_LISTEN_ADDRESS, AM_JOIN_TIMEOUT, AM_HEARTBEAT_INTERVAL,
+/// AM_HEARTBEAT_TIMEOUT, AM_COLLECTIVE_TIMEOUT, AM_SHUTDOWN_TIMEOUT, AM_TLS_CERTIFICATE, AM_TLS_KEY,
+/// AM_TLS_CA) < flags in `args` (the same names as --am-cpu-devices N and so on, except --am-gpus
+/// for AM_USE_GPUS and --am-log for AM_LOG; `--flag=value` or `--flag value`; other arguments are
+/// ignored) < `in_code`, field by field. A memory limit is a byte count, optionally with a binary
+/// suffix: 512M, 2GiB, 64k. Then checks the cluster settings together (process_id < num_processes,
+/// a coordinator for more than one process, all three TLS files or none, heartbeat_timeout >
+/// heartbeat_interval) and decides listen_address and cluster_source. A launcher's coordinator is
+/// dropped when num_processes ends up 1 (a lone process runs locally).
 /// Throws am::value_error naming the source of a bad value.
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args,
                                  const environment_lookup& env);

@@ -86,13 +86,11 @@ int local_device_count() {
 }
 
 int process_index() {
-  detail::current_runtime();
-  return 0;
+  return detail::current_runtime()->config().process_id;
 }
 
 int process_count() {
-  detail::current_runtime();
-  return 1;
+  return detail::current_runtime()->config().num_processes;
 }
 
 platform default_platform() {

@@ -5,7 +5,7 @@
 #include "actors/errors.hpp"
 #include "actors/detail/host_actor.hpp"
 #include "actors/lane.hpp"
-#include "devices/detail/cpu_device.hpp"
+#include "devices/cpu/cpu_device.hpp"
 
 #if AM_HAVE_CUDA
 #include "devices/cuda/cuda_device.hpp"
@@ -31,12 +31,61 @@ namespace {
 std::mutex current_mutex;
 std::shared_ptr<runtime_impl> current;
 
-void configure_caf(caf::actor_system_config& cfg, const resolved_options& opts) {
+void configure_caf(caf::actor_system_config& cfg, const resolved_options& opts, const join_settings& join) {
   cfg.set("scheduler.policy", opts.scheduler == scheduler_policy::stealing ? caf::atom("stealing")
                                                                              : caf::atom("sharing"));
   if (opts.scheduler_threads > 0)
     cfg.set("scheduler.max-threads", static_cast<size_t>(opts.scheduler_threads));
   cfg.set("logger.verbosity", caf::atom("quiet"));
+  configure_cluster_modules(cfg, join, opts.tls_certificate, opts.tls_key, opts.tls_ca);
+}
+
+/// "host:port" split; the options were checked already, so a bad address is a bug here.
+std::pair<std::string, std::uint16_t> split_address(const std::string& address) {
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos)
+    throw value_error("coordinator address '" + address + "' is not host:port");
+  auto host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  int port = std::stoi(address.substr(colon + 1));
+  if (port < 1 || port > 65535)
+    throw value_error("coordinator address '" + address + "' has no valid port");
+  return {host, static_cast<std::uint16_t>(port)};
+}
+
+/// The local devices this process brings to the cluster: CPU devices first, then GPUs.
+std::vector<device> local_device_list(const resolved_options& opts, const gpu_report& gpus) {
+  std::vector<device> out;
+  for (int k = 0; k < opts.cpu_devices; ++k)
+    out.push_back({0, opts.process_id, platform::cpu, k});
+#if AM_HAVE_CUDA
+  for (int k = 0; k < gpus.count; ++k)
+    out.push_back({0, opts.process_id, platform::cuda, k});
+#else
+  (void)gpus;
+#endif
+  return out;
+}
+
+join_settings make_join_settings(const resolved_options& opts, const gpu_report& gpus) {
+  join_settings s;
+  s.networked = opts.clustered();
+  s.process = opts.process_id;
+  s.process_count = opts.num_processes;
+  if (s.networked) {
+    auto [host, port] = split_address(opts.coordinator_address);
+    s.coordinator_host = host;
+    s.coordinator_port = port;
+    s.listen_address = opts.listen_address.empty() ? host : opts.listen_address;
+  }
+  s.tls = !opts.tls_certificate.empty();
+  s.join_timeout = opts.join_timeout;
+  s.heartbeat_interval = opts.heartbeat_interval;
+  s.heartbeat_timeout = opts.heartbeat_timeout;
+  s.collective_timeout = opts.collective_timeout;
+  s.local_devices = local_device_list(opts, gpus);
+  return s;
 }
 
 } // namespace
@@ -45,27 +94,34 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   log_level level = log_level::warning;
   parse_log_level(options_.log_level, level);
   set_log_level(level);
-  configure_caf(caf_config_, options_);
-  system_ = std::make_unique<caf::actor_system>(caf_config_);
   gpus_ = discover_gpus(options_.use_gpus);
-  int next_id = 0;
-  for (int k = 0; k < options_.cpu_devices; ++k) {
-    device dev{next_id++, 0, platform::cpu, k};
-    auto pool = std::make_shared<buffer_pool>(dev.id, options_.cpu_memory_limit);
-    cpu_pools_.push_back(pool);
-    memory_sources_.push_back([pool] { return pool->stats(); });
-    endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool, stop_), new_receiver_key()});
-  }
+  auto join = make_join_settings(options_, gpus_);
+  configure_caf(caf_config_, options_, join);
+  system_ = std::make_unique<caf::actor_system>(caf_config_);
+  // Join first: the directory gives every device its global id (by process, then local order).
+  membership_ = join_cluster(*system_, join);
+  for (auto& dev : membership_.client->directory().devices) {
+    if (dev.process_index != options_.process_id) {
+      endpoints_.push_back({dev, nullptr, 0}); // another process's device: no actor here
+      cpu_pools_.push_back(nullptr);
+      memory_sources_.push_back({});
+      continue;
+    }
+    if (dev.platform == platform::cpu) {
+      auto pool = std::make_shared<buffer_pool>(dev.id, options_.cpu_memory_limit);
+      cpu_pools_.push_back(pool);
+      memory_sources_.push_back([pool] { return pool->stats(); });
+      endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool, stop_), new_receiver_key()});
+      continue;
+    }
 #if AM_HAVE_CUDA
-  for (int k = 0; k < gpus_.count; ++k) {
-    device dev{next_id++, 0, platform::cuda, k};
     endpoints_.push_back({dev, spawn_cuda_device(*system_, dev, stop_), new_receiver_key()});
     cpu_pools_.push_back(nullptr);
     // The CUDA memory-statistics hook (devices/cuda/cuda_memory.hpp).
-    memory_sources_.push_back([ordinal = k] { return cuda_memory_stats(ordinal); });
-  }
+    memory_sources_.push_back([ordinal = dev.local_ordinal] { return cuda_memory_stats(ordinal); });
 #endif
-  host_ = spawn_host_actor(*system_, 0, stop_);
+  }
+  host_ = spawn_host_actor(*system_, options_.process_id, stop_);
   host_lane_key_ = new_receiver_key();
   // CAF 0.17 leaves a thread-local reference to the system's logger on a thread that constructs the
   // system or spawns an actor, and ~actor_system waits until the logger is destroyed: stopping on
@@ -86,6 +142,9 @@ runtime_impl::~runtime_impl() {
     for (auto& ep : endpoints_)
       caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
+    if (membership_.client)
+      caf::anon_send_exit(membership_.client->actor(), caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(membership_.supervisor, caf::exit_reason::user_shutdown);
     endpoints_.clear();
     host_ = nullptr;
     (void)system_.release();
@@ -139,13 +198,21 @@ void runtime_impl::stop() {
         box->close();
     outboxes_.clear();
   }
+  // A distributed shutdown: this process stays (its actors still serve) until every process has
+  // stopped or failed, or the shutdown timeout passes.
+  if (options_.clustered())
+    membership_.client->leave(options_.shutdown_timeout);
   for (auto& ep : endpoints_)
     send_urgent_exit(ep.actor);
   send_urgent_exit(host_);
+  send_urgent_exit(membership_.client->actor());
+  send_urgent_exit(membership_.supervisor);
   for (auto& ep : endpoints_)
     ep.actor = nullptr;
   host_ = nullptr;
+  membership_.supervisor = nullptr;
   system_.reset(); // joins every actor: each finishes at most the call it is running
+  membership_.client->close("The actormesh runtime has stopped");
   stopped_ = true;
   log(log_level::info, "runtime stopped");
 }
@@ -181,6 +248,10 @@ const device_endpoint& runtime_impl::endpoint(const device& d) const {
   if (!(ep.dev == d))
     throw value_error("Unknown device " + describe(d) + ": this runtime's device " + std::to_string(d.id)
                       + " is " + describe(ep.dev));
+  if (d.process_index != options_.process_id)
+    throw runtime_error(to_string(d) + " belongs to process " + std::to_string(d.process_index)
+                        + " and is not addressable from process " + std::to_string(options_.process_id)
+                        + ": each process runs work on its own devices only");
   return ep;
 }
 

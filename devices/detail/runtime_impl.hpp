@@ -2,6 +2,7 @@
 /// host actor, and the lane keys their callers number calls against.
 #pragma once
 
+#include "actors/cluster/join.hpp"
 #include "actors/detail/messages.hpp"
 #include "actors/detail/stop_signal.hpp"
 #include "actors/device_info.hpp"
@@ -70,6 +71,13 @@ public:
   std::uint64_t host_lane_key() const noexcept { return host_lane_key_; }
   caf::actor_system& system() noexcept { return *system_; }
 
+  /// This process's membership: the cluster client (barriers, the store, collective checks) and
+  /// the directory. In local mode a one-process cluster without networking.
+  cluster_client& cluster() const noexcept { return *membership_.client; }
+
+  /// This process's index in the cluster.
+  int process_index() const noexcept { return options_.process_id; }
+
   /// Remembers a caller's outbox to one of this runtime's devices, to close it when the runtime
   /// stops: calls still queued there then fail instead of waiting forever.
   void register_outbox(const std::shared_ptr<device_outbox>& box);
@@ -112,6 +120,7 @@ private:
   std::vector<memory_stats_source> memory_sources_;
   caf::actor host_;
   std::uint64_t host_lane_key_ = 0;
+  cluster_membership membership_;
   std::shared_ptr<stop_signal> stop_ = std::make_shared<stop_signal>();
   std::atomic<int> calls_in_progress_{0}; ///< call_guards held now
   std::mutex stop_mutex_;                 ///< serializes stop()

@@ -7,8 +7,8 @@
 #include "actors/dtype_promotion.hpp"
 #include "actors/float16.hpp"
 #include "devices/detail/buffer_pool.hpp"
-#include "devices/detail/cpu_buffer.hpp"
-#include "devices/detail/cpu_runner.hpp"
+#include "devices/cpu/cpu_buffer.hpp"
+#include "devices/cpu/cpu_runner.hpp"
 
 #include <catch2/catch.hpp>
 

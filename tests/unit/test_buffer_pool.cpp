@@ -1,7 +1,7 @@
 // The CPU device's buffer pool: size classes, reuse without new memory, statistics, the limit and its
 // error text, trimming, and returns from many threads.
 #include "devices/detail/buffer_pool.hpp"
-#include "devices/detail/cpu_buffer.hpp"
+#include "devices/cpu/cpu_buffer.hpp"
 
 #include "actors/errors.hpp"
 

@@ -6,7 +6,7 @@
 #include "actors/buffer.hpp"
 #include "actors/dtype.hpp"
 #include "actors/opcode.hpp"
-#include "devices/detail/cpu_kernels.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 // AVX-512 kernels: compiled with -mavx512f (devices/CMakeLists.txt) and only called when the CPU has
 // AVX-512F (see cpu_kernels.cpp). Transcendentals are SLEEF's 16-/8-wide u35 functions (exp and pow:
 // u10, the only ones SLEEF has), sqrt is the hardware's correctly rounded one.
-#include "devices/detail/cpu_kernels.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include <immintrin.h>
 #include <math.h>
@@ -53,8 +53,8 @@ struct vec_f64 {
 };
 
 #define AM_KERNELS_VECTOR 1
-#include "devices/detail/cpu_kernels_impl.inc"
-#include "devices/detail/cpu_kernels_tables.inc"
+#include "devices/cpu/cpu_kernels_impl.inc"
+#include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace
 

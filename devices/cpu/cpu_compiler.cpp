@@ -1,7 +1,7 @@
-#include "devices/detail/cpu_compiler.hpp"
+#include "devices/cpu/cpu_compiler.hpp"
 
 #include "actors/errors.hpp"
-#include "devices/detail/cpu_sources.hpp"
+#include "devices/cpu/cpu_sources.hpp"
 
 #include <algorithm>
 #include <map>

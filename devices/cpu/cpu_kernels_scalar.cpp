@@ -1,6 +1,6 @@
 // The baseline kernels (x86-64 without extensions): every dtype, float16/bfloat16 included, with libm
 // for transcendentals. The AVX2 / AVX-512 units override what they can do faster.
-#include "devices/detail/cpu_kernels.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include "actors/float16.hpp"
 
@@ -16,8 +16,8 @@ namespace am::detail {
 namespace {
 
 #define AM_KERNELS_HALF 1
-#include "devices/detail/cpu_kernels_impl.inc"
-#include "devices/detail/cpu_kernels_tables.inc"
+#include "devices/cpu/cpu_kernels_impl.inc"
+#include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace
 

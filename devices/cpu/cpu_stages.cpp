@@ -1,4 +1,4 @@
-#include "devices/detail/cpu_stages.hpp"
+#include "devices/cpu/cpu_stages.hpp"
 
 #include "devices/detail/dtype_dispatch.hpp"
 

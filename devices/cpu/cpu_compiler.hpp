@@ -6,7 +6,7 @@
 #pragma once
 
 #include "actors/program.hpp"
-#include "devices/detail/cpu_kernels.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>
 #include <memory>

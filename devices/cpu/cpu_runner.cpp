@@ -1,9 +1,9 @@
-#include "devices/detail/cpu_runner.hpp"
+#include "devices/cpu/cpu_runner.hpp"
 
 #include "actormesh/build_config.hpp"
 #include "actors/errors.hpp"
-#include "devices/detail/cpu_buffer.hpp"
-#include "devices/detail/cpu_stages.hpp"
+#include "devices/cpu/cpu_buffer.hpp"
+#include "devices/cpu/cpu_stages.hpp"
 
 #if AM_HAVE_CUDA
 #include "devices/cuda/cuda_memory.hpp"

@@ -1,4 +1,4 @@
-#include "devices/detail/cpu_buffer.hpp"
+#include "devices/cpu/cpu_buffer.hpp"
 
 #include "actors/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "devices/detail/cpu_sources.hpp"
+#include "devices/cpu/cpu_sources.hpp"
 
 #include "actors/errors.hpp"
 #include "devices/detail/dtype_dispatch.hpp"

@@ -1,4 +1,4 @@
-#include "devices/detail/cpu_kernels.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdlib>
 #include <cstring>

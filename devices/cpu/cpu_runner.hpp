@@ -5,7 +5,7 @@
 #include "actors/buffer.hpp"
 #include "actors/program.hpp"
 #include "devices/detail/buffer_pool.hpp"
-#include "devices/detail/cpu_compiler.hpp"
+#include "devices/cpu/cpu_compiler.hpp"
 
 #include <cstddef>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-#include "devices/detail/cpu_device.hpp"
+#include "devices/cpu/cpu_device.hpp"
 
-#include "devices/detail/cpu_buffer.hpp"
-#include "devices/detail/cpu_runner.hpp"
+#include "devices/cpu/cpu_buffer.hpp"
+#include "devices/cpu/cpu_runner.hpp"
 #include "devices/detail/device_actor.hpp"
 
 #include <cstring>

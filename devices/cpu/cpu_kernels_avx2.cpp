@@ -1,6 +1,6 @@
 // AVX2 kernels: compiled with -mavx2 -mfma (devices/CMakeLists.txt) and only called when the CPU has
 // both (see cpu_kernels.cpp). Transcendentals are SLEEF's 8-/4-wide u35 functions (exp and pow: u10).
-#include "devices/detail/cpu_kernels.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include <immintrin.h>
 #include <math.h>
@@ -52,8 +52,8 @@ struct vec_f64 {
 };
 
 #define AM_KERNELS_VECTOR 1
-#include "devices/detail/cpu_kernels_impl.inc"
-#include "devices/detail/cpu_kernels_tables.inc"
+#include "devices/cpu/cpu_kernels_impl.inc"
+#include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace
 

@@ -1,0 +1,89 @@
+/// The cluster client: this process's side of the mesh supervisor. An actor joins, sends
+/// heartbeats, receives answers and failure notices; user threads make blocking requests through
+/// the cluster_services interface and wait on futures with timeouts (never a scoped_actor). When the
+/// coordinator is lost (down message, or no heartbeat answer within the heartbeat timeout) every
+/// waiting request fails at once with am::process_failure_error. Internal.
+#pragma once
+
+#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster/membership.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace am::detail {
+
+struct client_shared;
+
+/// How a client behaves.
+struct client_config {
+  std::string coordinator;                            ///< "host:port", for messages
+  std::chrono::milliseconds heartbeat_interval{1000}; ///< zero: no heartbeats (local mode)
+  std::chrono::milliseconds heartbeat_timeout{20000}; ///< silence of the coordinator that counts as loss
+  std::chrono::milliseconds default_timeout{300000};  ///< barriers and collectives without one
+};
+
+/// One process's membership in a cluster. Thread-safe; every blocking call has a timeout.
+class cluster_client final : public cluster_services {
+public:
+  /// Spawns the client actor in `system`, which sends `request` to `supervisor` at once.
+  cluster_client(caf::actor_system& system, caf::actor supervisor, join_request request, client_config config);
+  ~cluster_client() override;
+
+  cluster_client(const cluster_client&) = delete;
+  cluster_client& operator=(const cluster_client&) = delete;
+
+  /// Waits for the directory (every process joined). Throws am::timeout_error naming the missing
+  /// processes, am::value_error when this process was refused (version, index), or
+  /// am::process_failure_error.
+  const cluster_directory& wait_joined(std::chrono::milliseconds timeout);
+
+  /// The directory; valid after wait_joined.
+  const cluster_directory& directory() const noexcept;
+
+  /// Tells the supervisor this process stops and waits (at most `timeout`) until every process
+  /// has left or failed, so that no process goes while others may still talk to it. Returns false
+  /// when the wait ended otherwise (timeout, coordinator lost); never throws.
+  bool leave(std::chrono::milliseconds timeout) noexcept;
+
+  /// Fails every request still waiting with am::runtime_error(`why`); later requests fail the
+  /// same way. Called once the runtime's actors are gone.
+  void close(const std::string& why);
+
+  /// The client actor (to stop it with the runtime).
+  const caf::actor& actor() const noexcept { return actor_; }
+
+  /// Why process `p` failed, if the supervisor said it did.
+  std::optional<std::string> failure_of(int p) const;
+
+  int process_index() const noexcept override;
+  int process_count() const noexcept override;
+  void kv_set(const std::string& key, const std::string& value) override;
+  std::string kv_get(const std::string& key, std::chrono::milliseconds timeout) override;
+  void kv_wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  void check_collective(const std::string& communicator, std::uint64_t step, const std::vector<int>& participants,
+                        const std::string& signature, std::chrono::milliseconds timeout) override;
+  void barrier(const std::string& name, std::chrono::milliseconds timeout) override;
+  void check_alive(const std::vector<int>& processes) const override;
+
+  /// The default timeout of barriers and collectives.
+  std::chrono::milliseconds default_timeout() const noexcept { return config_.default_timeout; }
+
+private:
+  /// Sends a request built by `send` (given the request id) and waits for its answer.
+  template <class Send>
+  std::string request(Send&& send, std::chrono::milliseconds timeout, const char* what);
+
+  std::shared_ptr<client_shared> shared_;
+  caf::actor supervisor_;
+  caf::actor actor_;
+  join_request request_;
+  client_config config_;
+};
+
+} // namespace am::detail

@@ -1,0 +1,59 @@
+/// The messages between cluster clients (one per process) and the mesh supervisor. Every message
+/// is made of CAF's built-in types only (atoms, integers, strings), so it crosses the network with
+/// no type registration; structured payloads are byte strings of wire_codec, decoded with checks.
+/// Internal.
+#pragma once
+
+#include <caf/atom.hpp>
+
+#include <cstdint>
+#include <vector>
+#include <string>
+
+namespace am::detail {
+
+// client -> supervisor (the sender is the client actor; `process` must match it)
+using join_atom = caf::atom_constant<caf::atom("am_join")>;          ///< (join_request bytes)
+using heartbeat_atom = caf::atom_constant<caf::atom("am_hbeat")>;    ///< (process); echoed back
+using barrier_atom = caf::atom_constant<caf::atom("am_barrier")>;    ///< (process, req, name, timeout ms)
+using kv_set_atom = caf::atom_constant<caf::atom("am_kvset")>;       ///< (process, req, key, value)
+using kv_get_atom = caf::atom_constant<caf::atom("am_kvget")>;       ///< (process, req, key, timeout ms)
+using collective_atom = caf::atom_constant<caf::atom("am_coll")>;    ///< (process, req, check bytes)
+using leave_atom = caf::atom_constant<caf::atom("am_leave")>;        ///< (process, req)
+
+// supervisor -> client
+using joined_atom = caf::atom_constant<caf::atom("am_joined")>;      ///< (reply bytes): directory
+using reply_atom = caf::atom_constant<caf::atom("am_reply")>;        ///< (req, reply bytes)
+using failed_atom = caf::atom_constant<caf::atom("am_failed")>;      ///< (process, message)
+
+// to itself
+using tick_atom = caf::atom_constant<caf::atom("am_tick")>;
+
+/// How a request ended.
+enum class reply_code : std::uint8_t { ok, timeout, process_failure, desync, invalid };
+
+/// The answer to one request: a value, or an error with its message (and, for a process failure,
+/// the failed process).
+struct cluster_reply {
+  reply_code code = reply_code::ok;
+  int process = -1;
+  std::string message;
+  std::string value;
+};
+
+std::string encode(const cluster_reply& r);
+cluster_reply decode_reply(const std::string& bytes);
+
+/// A collective's sequencing check as it travels.
+struct collective_check {
+  std::string communicator;
+  std::uint64_t step = 0;
+  std::vector<int> participants;
+  std::string signature;
+  std::int64_t timeout_ms = 0;
+};
+
+std::string encode(const collective_check& c);
+collective_check decode_collective_check(const std::string& bytes);
+
+} // namespace am::detail

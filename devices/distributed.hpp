@@ -1,0 +1,24 @@
+/// The distributed runtime's client services, as JAX's DistributedRuntimeClient offers them: named
+/// barriers and a key-value store through the mesh supervisor on the coordinator. Every process
+/// of the cluster may call them from any thread; in local mode they work inside the one process.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace am::distributed {
+
+/// Waits until every process of the cluster has reached the barrier `barrier_id` (the k-th call of
+/// one id on each process meets the k-th on every other). Throws am::timeout_error naming the
+/// processes that did not arrive within `timeout` (default: the collective timeout option), and
+/// am::process_failure_error when a process has failed or left.
+void wait_at_barrier(const std::string& barrier_id, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+/// Stores `value` under `key` in the coordinator's store (overwrites).
+void key_value_set(const std::string& key, const std::string& value);
+
+/// The value of `key`, waiting until some process sets it; am::timeout_error after `timeout`.
+std::string blocking_key_value_get(const std::string& key, std::chrono::milliseconds timeout);
+
+} // namespace am::distributed

@@ -1,0 +1,208 @@
+// A program the cluster tests start several times: each process joins the cluster its AM_*
+// variables describe and plays one scenario, printing what it saw on one line per fact
+// ("devices: ...", "error process_failure_error: ..."), so tests can check every process.
+//
+//   cluster_probe join                    list the global devices, meet at a barrier
+//   cluster_probe kv                      process 0 sets a key, the others wait for it
+//   cluster_probe barrier-without P       every process but P waits at a barrier; P sleeps
+//   cluster_probe desync                  process 0 issues another collective than the others
+//   cluster_probe die-in-barrier P SIG    P raises SIG (9: killed, 19: stopped) while the others wait
+//   cluster_probe announce VERSION P      process P announces another build version at join
+//   cluster_probe serve-after-garbage     process 0 sends garbage to the coordinator port first
+//   cluster_probe barriers N              N barriers in a row (ordering and reuse of names)
+#include "actormesh.hpp"
+#include "actors/cluster/join.hpp"
+#include "devices/detail/runtime_impl.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+void say(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+/// Prints an error as "error <kind>: message" (kind: the am exception class).
+void report(const std::exception& e) {
+  const char* kind = "error";
+  if (dynamic_cast<const am::process_failure_error*>(&e))
+    kind = "process_failure_error";
+  else if (dynamic_cast<const am::desync_error*>(&e))
+    kind = "desync_error";
+  else if (dynamic_cast<const am::timeout_error*>(&e))
+    kind = "timeout_error";
+  else if (dynamic_cast<const am::value_error*>(&e))
+    kind = "value_error";
+  say(std::string("error ") + kind + ": " + e.what());
+}
+
+/// Connects to 127.0.0.1:port and writes `bytes`; returns whether the write went through.
+bool send_raw(int port, const std::string& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0
+            && ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  std::this_thread::sleep_for(50ms);
+  ::close(fd);
+  return ok;
+}
+
+/// Garbage of every kind a hostile or confused peer might send to the coordinator's port.
+void send_garbage(int port) {
+  std::string random(4096, '\0');
+  unsigned seed = 12345;
+  for (auto& c : random)
+    c = static_cast<char>((seed = seed * 1103515245u + 12345u) >> 16);
+  std::string huge_header(64, '\0');
+  // A BASP-sized header whose payload length field claims about 4 GB.
+  for (int k = 0; k < 64; ++k)
+    huge_header[static_cast<std::size_t>(k)] = static_cast<char>(k % 3 == 0 ? 0xff : k);
+  std::string http = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  int sent = 0;
+  for (auto* bytes : {&random, &huge_header, &http})
+    sent += send_raw(port, *bytes) ? 1 : 0;
+  std::string ff(1 << 20, '\xff');
+  sent += send_raw(port, ff) ? 1 : 0;
+  say("garbage connections sent: " + std::to_string(sent));
+}
+
+int coordinator_port() {
+  std::string addr = std::getenv("AM_COORDINATOR");
+  return std::stoi(addr.substr(addr.rfind(':') + 1));
+}
+
+int run(int argc, char** argv) {
+  std::string scenario = argc > 1 ? argv[1] : "join";
+  if (scenario == "announce") {
+    if (std::atoi(argv[3]) == std::atoi(std::getenv("AM_PROCESS_ID")))
+      am::detail::set_announced_version_for_testing(argv[2]);
+  }
+  am::runtime rt;
+  int me = am::process_index();
+  int n = am::process_count();
+  say("process " + std::to_string(me) + " of " + std::to_string(n));
+  if (scenario == "join") {
+    std::string line = "devices:";
+    for (auto& d : am::devices())
+      line += " " + am::to_string(d) + "@" + std::to_string(d.process_index);
+    say(line);
+    std::string local = "local:";
+    for (auto& d : am::local_devices())
+      local += " " + std::to_string(d.id);
+    say(local);
+    am::distributed::wait_at_barrier("joined", 10s);
+    say("barrier passed");
+  } else if (scenario == "kv") {
+    if (me == 0)
+      am::distributed::key_value_set("greeting", "hello from 0");
+    say("value: " + am::distributed::blocking_key_value_get("greeting", 10s));
+    am::distributed::wait_at_barrier("kv done", 10s);
+  } else if (scenario == "barrier-without") {
+    int absent = std::atoi(argv[2]);
+    if (me == absent) {
+      std::this_thread::sleep_for(4s);
+      say("absent process done");
+    } else {
+      auto start = clock_type::now();
+      try {
+        am::distributed::wait_at_barrier("lonely", 1500ms);
+        say("barrier passed (unexpected)");
+      } catch (const std::exception& e) {
+        report(e);
+      }
+      say("waited ms: " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
+    }
+  } else if (scenario == "desync") {
+    auto& cluster = am::detail::current_runtime()->cluster();
+    std::vector<int> all;
+    for (int p = 0; p < n; ++p)
+      all.push_back(p);
+    std::string signature = me == 0 ? "all_reduce(sum) float32[1024]" : "all_gather float32[1024]";
+    try {
+      cluster.check_collective("world", 0, all, signature, 10s);
+      say("collective agreed (unexpected)");
+    } catch (const std::exception& e) {
+      report(e);
+    }
+  } else if (scenario == "die-in-barrier") {
+    int victim = std::atoi(argv[2]);
+    int sig = std::atoi(argv[3]);
+    am::distributed::wait_at_barrier("before", 10s);
+    if (me == victim) {
+      std::this_thread::sleep_for(300ms);
+      say("raising signal " + std::to_string(sig));
+      std::raise(sig);
+      std::this_thread::sleep_for(60s);
+    } else {
+      auto start = clock_type::now();
+      try {
+        am::distributed::wait_at_barrier("after", 60s);
+        say("barrier passed (unexpected)");
+      } catch (const std::exception& e) {
+        report(e);
+        if (auto* f = dynamic_cast<const am::process_failure_error*>(&e)) {
+          std::string ids;
+          for (int id : f->failed_devices())
+            ids += " " + std::to_string(id);
+          say("failed process " + std::to_string(f->process()) + " devices:" + ids);
+        }
+      }
+      say("detected after ms: "
+          + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count() - 300));
+      // Later requests fail at once too.
+      try {
+        am::distributed::wait_at_barrier("later", 10s);
+      } catch (const std::exception& e) {
+        say(std::string("later: ") + e.what());
+      }
+    }
+  } else if (scenario == "serve-after-garbage") {
+    if (me == 0)
+      send_garbage(coordinator_port());
+    am::distributed::wait_at_barrier("after garbage", 10s);
+    if (me == 1)
+      am::distributed::key_value_set("still", "serving");
+    say("value: " + am::distributed::blocking_key_value_get("still", 10s));
+    say("still serving");
+  } else if (scenario == "barriers") {
+    int count = std::atoi(argv[2]);
+    auto start = clock_type::now();
+    for (int k = 0; k < count; ++k)
+      am::distributed::wait_at_barrier("loop", 10s);
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now() - start).count();
+    say("barriers: " + std::to_string(count) + " in us: " + std::to_string(us));
+  } else {
+    say("unknown scenario " + scenario);
+    return 3;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    report(e);
+    return 2;
+  }
+}
