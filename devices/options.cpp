@@ -2,14 +2,27 @@
 
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
+#include "devices/cluster_environment.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <utility>
 
 namespace am {
 
 namespace {
+
+// ---- parsing one value ----------------------------------------------------------------------------
+
+void check_at_least(int value, const std::string& source, int minimum) {
+  if (value < minimum)
+    throw value_error(source + "=" + std::to_string(value) + " is not an integer >= " + std::to_string(minimum));
+}
 
 int parse_count(const std::string& text, const std::string& source, int minimum) {
   int value = 0;
@@ -42,6 +55,30 @@ std::uint64_t parse_bytes(const std::string& text, const std::string& source) {
   return value << shift;
 }
 
+/// A duration for messages: "30s", or "1500ms" when it is not whole seconds.
+std::string format_duration(std::chrono::milliseconds d) {
+  return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + "s" : std::to_string(d.count()) + "ms";
+}
+
+void check_positive(std::chrono::milliseconds value, const std::string& source) {
+  if (value.count() <= 0)
+    throw value_error(source + "=" + std::to_string(value.count()) + "ms is not a duration > 0");
+}
+
+/// A duration: a whole number, then ms, s or m (none: seconds); more than zero.
+std::chrono::milliseconds parse_duration(const std::string& text, const std::string& source) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  std::int64_t scale = unit == "ms" ? 1 : (unit.empty() || unit == "s") ? 1000 : unit == "m" ? 60000 : 0;
+  bool ok = ec == std::errc() && end != text.data() && scale != 0 && value > 0
+            && value <= std::numeric_limits<std::int64_t>::max() / scale;
+  if (!ok)
+    throw value_error(source + "='" + text
+                      + "' is not a duration > 0 (like 500ms, 30s or 2m; a bare number is seconds)");
+  return std::chrono::milliseconds(value * scale);
+}
+
 bool parse_switch(const std::string& text, const std::string& source) {
   if (text == "1" || text == "on" || text == "true" || text == "yes")
     return true;
@@ -66,87 +103,296 @@ std::string check_log_level(const std::string& text, const std::string& source) 
   return text;
 }
 
-/// One option's name in each source and how to apply a textual value to the result.
+// ---- the option table -----------------------------------------------------------------------------
+
+/// One option's name in each source and how to apply a value from each.
 struct option_source {
+  const char* field; ///< the am::options field; "options.<field>" names a value set in code
   const char* env;
   const char* flag;
-  std::function<void(resolved_options&, const std::string&, const std::string&)> apply;
+  /// Parses a textual value (from the environment, a flag or a launcher) into the result.
+  std::function<void(resolved_options&, const std::string& text, const std::string& source)> apply;
+  /// Checks and copies the value set in code, if there is one; returns whether there was.
+  std::function<bool(resolved_options&, const options&)> take_code;
 };
+
+/// An option of type T: `parse` reads its text, `check` vets a value set in code (throwing
+/// value_error naming the source it is given).
+template <class T, class Parse, class Check>
+option_source typed_option(const char* field, const char* env, const char* flag, std::optional<T> options::*in_code,
+                           T resolved_options::*out, Parse parse, Check check) {
+  return {field, env, flag,
+          [=](resolved_options& o, const std::string& text, const std::string& source) {
+            o.*out = parse(text, source);
+          },
+          [=](resolved_options& o, const options& code) {
+            if (!(code.*in_code))
+              return false;
+            check(*(code.*in_code), std::string("options.") + field);
+            o.*out = *(code.*in_code);
+            return true;
+          }};
+}
+
+/// The check of a value set in code that any value passes.
+constexpr auto no_check = [](const auto&, const std::string&) {};
+
+/// An integer >= `minimum`.
+option_source count_option(const char* field, const char* env, const char* flag, std::optional<int> options::*in_code,
+                           int resolved_options::*out, int minimum) {
+  return typed_option(
+      field, env, flag, in_code, out,
+      [minimum](const std::string& text, const std::string& source) { return parse_count(text, source, minimum); },
+      [minimum](int value, const std::string& source) { check_at_least(value, source, minimum); });
+}
+
+/// A duration > 0 (parse_duration).
+option_source duration_option(const char* field, const char* env, const char* flag,
+                              std::optional<std::chrono::milliseconds> options::*in_code,
+                              std::chrono::milliseconds resolved_options::*out) {
+  return typed_option(field, env, flag, in_code, out, parse_duration, check_positive);
+}
+
+/// A string taken as it is; empty means "not set" (the default, or no coordinator).
+option_source text_option(const char* field, const char* env, const char* flag,
+                          std::optional<std::string> options::*in_code, std::string resolved_options::*out) {
+  return typed_option(
+      field, env, flag, in_code, out, [](const std::string& text, const std::string&) { return text; }, no_check);
+}
 
 const std::vector<option_source>& option_sources() {
   static const std::vector<option_source> sources = {
-    {"AM_CPU_DEVICES", "--am-cpu-devices",
-     [](resolved_options& o, const std::string& v, const std::string& src) {
-       o.cpu_devices = parse_count(v, src, 1);
-     }},
-    {"AM_SCHEDULER", "--am-scheduler",
-     [](resolved_options& o, const std::string& v, const std::string& src) {
-       o.scheduler = parse_policy(v, src);
-     }},
-    {"AM_SCHEDULER_THREADS", "--am-scheduler-threads",
-     [](resolved_options& o, const std::string& v, const std::string& src) {
-       o.scheduler_threads = parse_count(v, src, 0);
-     }},
-    {"AM_USE_GPUS", "--am-gpus",
-     [](resolved_options& o, const std::string& v, const std::string& src) {
-       o.use_gpus = parse_switch(v, src);
-     }},
-    {"AM_LOG", "--am-log",
-     [](resolved_options& o, const std::string& v, const std::string& src) {
-       o.log_level = check_log_level(v, src);
-     }},
-    {"AM_CPU_MEMORY_LIMIT", "--am-cpu-memory-limit",
-     [](resolved_options& o, const std::string& v, const std::string& src) {
-       o.cpu_memory_limit = parse_bytes(v, src);
-     }},
+    count_option("cpu_devices", "AM_CPU_DEVICES", "--am-cpu-devices", &options::cpu_devices,
+                 &resolved_options::cpu_devices, 1),
+    typed_option("scheduler", "AM_SCHEDULER", "--am-scheduler", &options::scheduler, &resolved_options::scheduler,
+                 parse_policy, no_check),
+    count_option("scheduler_threads", "AM_SCHEDULER_THREADS", "--am-scheduler-threads", &options::scheduler_threads,
+                 &resolved_options::scheduler_threads, 0),
+    typed_option("use_gpus", "AM_USE_GPUS", "--am-gpus", &options::use_gpus, &resolved_options::use_gpus,
+                 parse_switch, no_check),
+    typed_option("log_level", "AM_LOG", "--am-log", &options::log_level, &resolved_options::log_level,
+                 check_log_level, check_log_level),
+    typed_option("cpu_memory_limit", "AM_CPU_MEMORY_LIMIT", "--am-cpu-memory-limit", &options::cpu_memory_limit,
+                 &resolved_options::cpu_memory_limit, parse_bytes, no_check),
+    // ---- cluster ----
+    text_option("coordinator_address", "AM_COORDINATOR", "--am-coordinator", &options::coordinator_address,
+                &resolved_options::coordinator_address),
+    count_option("num_processes", "AM_NUM_PROCESSES", "--am-num-processes", &options::num_processes,
+                 &resolved_options::num_processes, 1),
+    count_option("process_id", "AM_PROCESS_ID", "--am-process-id", &options::process_id,
+                 &resolved_options::process_id, 0),
+    text_option("listen_address", "AM_LISTEN_ADDRESS", "--am-listen-address", &options::listen_address,
+                &resolved_options::listen_address),
+    duration_option("join_timeout", "AM_JOIN_TIMEOUT", "--am-join-timeout", &options::join_timeout,
+                    &resolved_options::join_timeout),
+    duration_option("heartbeat_interval", "AM_HEARTBEAT_INTERVAL", "--am-heartbeat-interval",
+                    &options::heartbeat_interval, &resolved_options::heartbeat_interval),
+    duration_option("heartbeat_timeout", "AM_HEARTBEAT_TIMEOUT", "--am-heartbeat-timeout",
+                    &options::heartbeat_timeout, &resolved_options::heartbeat_timeout),
+    duration_option("collective_timeout", "AM_COLLECTIVE_TIMEOUT", "--am-collective-timeout",
+                    &options::collective_timeout, &resolved_options::collective_timeout),
+    duration_option("shutdown_timeout", "AM_SHUTDOWN_TIMEOUT", "--am-shutdown-timeout", &options::shutdown_timeout,
+                    &resolved_options::shutdown_timeout),
+    text_option("tls_certificate", "AM_TLS_CERTIFICATE", "--am-tls-certificate", &options::tls_certificate,
+                &resolved_options::tls_certificate),
+    text_option("tls_key", "AM_TLS_KEY", "--am-tls-key", &options::tls_key, &resolved_options::tls_key),
+    text_option("tls_ca", "AM_TLS_CA", "--am-tls-ca", &options::tls_ca, &resolved_options::tls_ca),
   };
   return sources;
+}
+
+const option_source& option_named(const std::string& field) {
+  auto& sources = option_sources();
+  auto it = std::find_if(sources.begin(), sources.end(), [&](auto& s) { return field == s.field; });
+  if (it == sources.end())
+    throw std::logic_error("no option named " + field);
+  return *it;
+}
+
+// ---- the layers -----------------------------------------------------------------------------------
+
+/// The layers of option values, lowest precedence first.
+enum class layer { launcher, environment, flags, code };
+
+/// Where a decided value came from: its variable(s), flag or "options.<field>", and its layer.
+struct origin {
+  std::string name;
+  layer from;
+};
+
+/// The result being decided and where each of its fields got its value (absent: the default).
+struct draft {
+  resolved_options values;
+  std::map<std::string, origin> origins;
+  std::optional<launcher_cluster> launcher;
+};
+
+void set_text(draft& d, const option_source& option, const std::string& text, origin from) {
+  option.apply(d.values, text, from.name);
+  d.origins[option.field] = std::move(from);
+}
+
+void apply_launcher(draft& d, const environment_lookup& env) {
+  d.launcher = detect_launcher_cluster(env);
+  if (d.launcher)
+    for (auto& s : d.launcher->settings)
+      set_text(d, option_named(s.field), s.text, {s.source, layer::launcher});
+}
+
+void apply_environment(draft& d, const environment_lookup& env) {
+  for (auto& option : option_sources())
+    if (const char* text = env(option.env))
+      set_text(d, option, text, {option.env, layer::environment});
+}
+
+void apply_flags(draft& d, const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    for (auto& option : option_sources()) {
+      std::string flag = option.flag;
+      if (args[i] == flag) {
+        if (i + 1 >= args.size())
+          throw value_error(flag + " needs a value");
+        set_text(d, option, args[++i], {flag, layer::flags});
+        break;
+      }
+      if (args[i].rfind(flag + "=", 0) == 0) {
+        set_text(d, option, args[i].substr(flag.size() + 1), {flag, layer::flags});
+        break;
+      }
+    }
+  }
+}
+
+void apply_code(draft& d, const options& in_code) {
+  for (auto& option : option_sources())
+    if (option.take_code(d.values, in_code))
+      d.origins[option.field] = {std::string("options.") + option.field, layer::code};
+}
+
+// ---- checks across options ------------------------------------------------------------------------
+
+/// "num_processes=4 (from SLURM_NTASKS)" or "... (default)".
+std::string describe(const draft& d, const std::string& field, const std::string& value) {
+  auto it = d.origins.find(field);
+  return field + "=" + value + (it == d.origins.end() ? " (default)" : " (from " + it->second.name + ")");
+}
+
+struct host_port {
+  std::string host; ///< without the brackets of an IPv6 address
+  int port;
+};
+
+/// "host:port" or "[ipv6]:port", the port 1..65535; nothing when `address` is neither.
+std::optional<host_port> split_host_port(std::string_view address) {
+  auto colon = address.rfind(':');
+  if (colon == std::string_view::npos)
+    return std::nullopt;
+  auto host = address.substr(0, colon);
+  auto port = parse_port(address.substr(colon + 1));
+  bool bracketed = host.size() >= 3 && host.front() == '[' && host.back() == ']';
+  if (bracketed)
+    host = host.substr(1, host.size() - 2);
+  if (!port || host.empty() || host.find_first_of(bracketed ? "[] \t" : ":[] \t") != std::string_view::npos)
+    return std::nullopt;
+  return host_port{std::string(host), *port};
+}
+
+/// A launcher's coordinator serves a job of several processes only: one process alone (`srun -n 1`,
+/// `mpirun -n 1`, or AM_NUM_PROCESSES=1 over the launcher's count) runs locally.
+void drop_lone_launcher_coordinator(draft& d) {
+  auto it = d.origins.find("coordinator_address");
+  if (d.values.num_processes == 1 && it != d.origins.end() && it->second.from == layer::launcher) {
+    d.values.coordinator_address.clear();
+    d.origins.erase(it);
+  }
+}
+
+void check_membership(const draft& d) {
+  auto& v = d.values;
+  if (v.process_id >= v.num_processes)
+    throw value_error(describe(d, "process_id", std::to_string(v.process_id)) + " is not below "
+                      + describe(d, "num_processes", std::to_string(v.num_processes)));
+  if (v.num_processes > 1 && v.coordinator_address.empty()) {
+    std::string why;
+    if (d.launcher && !d.launcher->coordinator_problem.empty())
+      why = " (" + d.launcher->launcher + " names none: " + d.launcher->coordinator_problem + ")";
+    throw value_error(describe(d, "num_processes", std::to_string(v.num_processes)) + " needs a coordinator" + why
+                      + ": set AM_COORDINATOR or --am-coordinator to host:port");
+  }
+}
+
+/// Checks the coordinator's address and decides the listen address: the coordinator's host unless
+/// one is given.
+void check_coordinator(draft& d) {
+  auto& v = d.values;
+  if (v.coordinator_address.empty())
+    return;
+  auto address = split_host_port(v.coordinator_address);
+  if (!address)
+    throw value_error(d.origins.at("coordinator_address").name + "='" + v.coordinator_address
+                      + "' is not host:port with a port in 1..65535 (IPv6: [address]:port)");
+  if (v.listen_address.empty())
+    v.listen_address = address->host;
+}
+
+void check_tls(const draft& d) {
+  std::vector<std::pair<const char*, const std::string*>> files = {
+    {"tls_certificate", &d.values.tls_certificate}, {"tls_key", &d.values.tls_key}, {"tls_ca", &d.values.tls_ca}};
+  std::string given, missing;
+  for (auto& [field, value] : files) {
+    auto& list = value->empty() ? missing : given;
+    list += (list.empty() ? "" : ", ") + (value->empty() ? std::string(field) : describe(d, field, "'" + *value + "'"));
+  }
+  if (!given.empty() && !missing.empty())
+    throw value_error("mutual TLS needs a certificate, its key and a CA file together: " + given + " but no "
+                      + missing + " (AM_TLS_CERTIFICATE, AM_TLS_KEY, AM_TLS_CA: all three or none)");
+}
+
+void check_heartbeat(const draft& d) {
+  auto& v = d.values;
+  if (v.heartbeat_timeout <= v.heartbeat_interval)
+    throw value_error(describe(d, "heartbeat_timeout", format_duration(v.heartbeat_timeout))
+                      + " must be longer than "
+                      + describe(d, "heartbeat_interval", format_duration(v.heartbeat_interval)));
+}
+
+/// The highest layer that set a membership field, named for `actormesh info`; "local" outside a cluster.
+std::string cluster_source(const draft& d) {
+  if (!d.values.clustered())
+    return "local";
+  std::optional<layer> top;
+  for (const char* field : {"coordinator_address", "num_processes", "process_id"})
+    if (auto it = d.origins.find(field); it != d.origins.end() && (!top || it->second.from > *top))
+      top = it->second.from;
+  switch (top.value_or(layer::code)) {
+    case layer::launcher:
+      return d.launcher->launcher;
+    case layer::environment:
+      return "AM_* environment";
+    case layer::flags:
+      return "flags";
+    case layer::code:
+      break;
+  }
+  return "code";
 }
 
 } // namespace
 
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args,
                                  const environment_lookup& env) {
-  resolved_options out;
-  for (auto& src : option_sources())
-    if (const char* v = env(src.env))
-      src.apply(out, v, src.env);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    for (auto& src : option_sources()) {
-      std::string flag = src.flag;
-      if (args[i] == flag) {
-        if (i + 1 >= args.size())
-          throw value_error(flag + " needs a value");
-        src.apply(out, args[i + 1], flag);
-        ++i;
-        break;
-      }
-      if (args[i].rfind(flag + "=", 0) == 0) {
-        src.apply(out, args[i].substr(flag.size() + 1), flag);
-        break;
-      }
-    }
-  }
-  if (in_code.cpu_devices) {
-    if (*in_code.cpu_devices < 1)
-      throw value_error("options.cpu_devices=" + std::to_string(*in_code.cpu_devices)
-                        + " is not an integer >= 1");
-    out.cpu_devices = *in_code.cpu_devices;
-  }
-  if (in_code.scheduler)
-    out.scheduler = *in_code.scheduler;
-  if (in_code.scheduler_threads) {
-    if (*in_code.scheduler_threads < 0)
-      throw value_error("options.scheduler_threads must be >= 0");
-    out.scheduler_threads = *in_code.scheduler_threads;
-  }
-  if (in_code.use_gpus)
-    out.use_gpus = *in_code.use_gpus;
-  if (in_code.log_level)
-    out.log_level = check_log_level(*in_code.log_level, "options.log_level");
-  if (in_code.cpu_memory_limit)
-    out.cpu_memory_limit = *in_code.cpu_memory_limit;
-  return out;
+  draft d;
+  apply_launcher(d, env);
+  apply_environment(d, env);
+  apply_flags(d, args);
+  apply_code(d, in_code);
+  drop_lone_launcher_coordinator(d);
+  check_membership(d);
+  check_coordinator(d);
+  check_tls(d);
+  check_heartbeat(d);
+  d.values.cluster_source = cluster_source(d);
+  return std::move(d.values);
 }
 
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args) {
