@@ -30,6 +30,12 @@ void add_visualize_command(CLI::App& app, std::ostream& out);
 /// `actormesh shards`: the block and replica id each device holds, as a table or one JSON line.
 void add_shards_command(CLI::App& app, std::ostream& out);
 
+/// `actormesh launch -n N [--cpu-devices K] -- program args...`: runs N local processes of a program
+/// as one cluster and supervises them (tools/launch_supervisor.hpp). Its callback, run only after
+/// every argument is checked, sets `status` to the launch's exit status; the children's output goes
+/// to `out` and `err`, prefixed with their index.
+void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int& status);
+
 /// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a
 /// mesh of a million would print 70-80 MB, which no one reads; larger meshes are refused.
 inline constexpr std::int64_t max_cli_devices = 16384;

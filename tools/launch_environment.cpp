@@ -1,0 +1,79 @@
+// `actormesh launch`: picking the coordinator's port and building each child's environment.
+#include "tools/launch_environment.hpp"
+
+#include "actors/errors.hpp"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <netinet/in.h>
+#include <string_view>
+#include <sys/socket.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace am::tools {
+
+namespace {
+
+// Binds a TCP socket to 127.0.0.1:port and closes it; returns the port bound, or -1 with errno set
+// when the bind failed.
+int bind_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    throw am::runtime_error(std::string("actormesh launch: cannot create a socket: ") + std::strerror(errno));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  socklen_t length = sizeof address;
+  int bound = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
+      && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+    bound = ntohs(address.sin_port);
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return bound;
+}
+
+bool is_variable(std::string_view entry, std::string_view name) {
+  return entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=';
+}
+
+} // namespace
+
+int coordinator_port(std::optional<int> fixed) {
+  const int port = bind_loopback(fixed.value_or(0));
+  if (port > 0)
+    return port;
+  if (fixed)
+    throw am::value_error("actormesh launch: --coordinator-port " + std::to_string(*fixed) + ": cannot bind 127.0.0.1:"
+                          + std::to_string(*fixed) + ": " + std::strerror(errno));
+  throw am::runtime_error(std::string("actormesh launch: cannot find a free port on 127.0.0.1: ") + std::strerror(errno));
+}
+
+std::vector<std::string> child_environment(int port, int num_processes, int process_id, std::optional<int> cpu_devices) {
+  std::vector<std::string> env;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string_view text(*entry);
+    const bool replaced = is_variable(text, coordinator_variable) || is_variable(text, num_processes_variable)
+                          || is_variable(text, process_id_variable)
+                          || (cpu_devices && is_variable(text, cpu_devices_variable));
+    if (!replaced)
+      env.emplace_back(text);
+  }
+  env.push_back(std::string(coordinator_variable) + "=127.0.0.1:" + std::to_string(port));
+  env.push_back(std::string(num_processes_variable) + "=" + std::to_string(num_processes));
+  env.push_back(std::string(process_id_variable) + "=" + std::to_string(process_id));
+  if (cpu_devices)
+    env.push_back(std::string(cpu_devices_variable) + "=" + std::to_string(*cpu_devices));
+  return env;
+}
+
+} // namespace am::tools
