@@ -38,6 +38,7 @@ struct waiter {
   int process = 0;
   std::uint64_t req = 0;
   clock::time_point deadline;
+  std::int64_t timeout_ms = 0;
 };
 
 /// One barrier or collective step: who must come, who came with what, and how it ended when it
@@ -48,6 +49,13 @@ struct rendezvous {
   std::map<int, std::pair<waiter, std::string>> arrived; ///< process -> (request, signature)
   std::optional<cluster_reply> outcome;
 };
+
+std::string comma_list(const std::vector<int>& values) {
+  std::string out;
+  for (int v : values)
+    out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
+}
 
 std::string millis(std::int64_t ms) {
   if (ms % 1000 == 0)
@@ -317,7 +325,7 @@ public:
     auto& gens = barrier_generations[name];
     gens.resize(static_cast<std::size_t>(config.process_count), 0);
     auto gen = ++gens[static_cast<std::size_t>(process)];
-    waiter w{process, req, clock::now() + std::chrono::milliseconds(timeout_ms)};
+    waiter w{process, req, clock::now() + std::chrono::milliseconds(timeout_ms), timeout_ms};
     arrive("b\x1f" + name + "\x1f" + std::to_string(gen), "Barrier '" + name + "'", all_processes(), w, {});
   }
 
@@ -339,15 +347,15 @@ public:
     if (!valid) {
       reply(process, req, {reply_code::invalid, -1,
                            "collective " + std::to_string(c.step) + " of communicator '" + c.communicator
-                               + "': the participants [" + join_list(c.participants)
+                               + "': the participants [" + comma_list(c.participants)
                                + "] must be distinct process indices that include the caller ("
                                + std::to_string(process) + ")",
                            {}});
       return;
     }
-    waiter w{process, req, clock::now() + std::chrono::milliseconds(c.timeout_ms)};
+    waiter w{process, req, clock::now() + std::chrono::milliseconds(c.timeout_ms), c.timeout_ms};
     // The participant list is part of what must agree.
-    std::string signature = c.signature + " over processes [" + join_list(parts) + "]";
+    std::string signature = c.signature + " over processes [" + comma_list(parts) + "]";
     arrive("c\x1f" + c.communicator + "\x1f" + std::to_string(c.step),
            "Collective " + std::to_string(c.step) + " of communicator '" + c.communicator + "'", parts, w,
            std::move(signature));
@@ -365,9 +373,10 @@ public:
           if (!rv.arrived.count(q))
             missing.push_back(q);
         finish_failed(rv, {reply_code::timeout, -1,
-                           rv.what + " timed out: process" + (missing.size() == 1 ? " " : "es ") + join_list(missing)
+                           rv.what + " timed out after " + std::to_string(arrival.first.timeout_ms) + " ms: process"
+                               + (missing.size() == 1 ? " " : "es ") + join_list(missing)
                                + (missing.size() == 1 ? " has" : " have") + " not arrived (process "
-                               + std::to_string(p) + " waited past its timeout)",
+                               + std::to_string(p) + " waited that long)",
                            {}});
         break;
       }
@@ -396,7 +405,7 @@ public:
       reply(process, req, ok(it->second));
       return;
     }
-    store_waiters[key].push_back({process, req, clock::now() + std::chrono::milliseconds(timeout_ms)});
+    store_waiters[key].push_back({process, req, clock::now() + std::chrono::milliseconds(timeout_ms), timeout_ms});
   }
 
   void check_store_deadlines(clock::time_point now) {
@@ -404,7 +413,8 @@ public:
       auto& list = it->second;
       for (auto w = list.begin(); w != list.end();) {
         if (now >= w->deadline) {
-          reply(*w, {reply_code::timeout, -1, "Key '" + it->first + "' was not set in time", {}});
+          reply(*w, {reply_code::timeout, -1,
+                     "Key '" + it->first + "' was not set within " + std::to_string(w->timeout_ms) + " ms", {}});
           w = list.erase(w);
         } else {
           ++w;
@@ -451,7 +461,7 @@ public:
     if (!from_member(process))
       return;
     members[static_cast<std::size_t>(process)].status = member_status::left;
-    leave_waiters.push_back({process, req, {}});
+    leave_waiters.push_back({process, req, {}, 0});
     fail_rendezvous_with(process);
     maybe_finish_leaving();
   }

@@ -2,7 +2,7 @@
 // variables describe and plays one scenario, printing what it saw on one line per fact
 // ("devices: ...", "error process_failure_error: ..."), so tests can check every process.
 //
-//   cluster_probe join                    list the global devices, meet at a barrier
+//   cluster_probe join [HOLD_MS]          list the global devices, meet at a barrier (then stay)
 //   cluster_probe kv                      process 0 sets a key, the others wait for it
 //   cluster_probe barrier-without P       every process but P waits at a barrier; P sleeps
 //   cluster_probe desync                  process 0 issues another collective than the others
@@ -110,6 +110,8 @@ int run(int argc, char** argv) {
     say(local);
     am::distributed::wait_at_barrier("joined", 10s);
     say("barrier passed");
+    if (argc > 2)
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argv[2])));
   } else if (scenario == "kv") {
     if (me == 0)
       am::distributed::key_value_set("greeting", "hello from 0");

@@ -1,0 +1,250 @@
+// The cluster with real processes on loopback: joining, the device directory, barriers, the store,
+// desync errors, failures (kill -9, SIGSTOP, the coordinator killed), refused peers and garbage on
+// the coordinator's port. Each process runs tests/programs/cluster_probe.cpp.
+#include "support/process_group.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+namespace {
+
+using namespace std::chrono_literals;
+using am::testing::cluster_env;
+using am::testing::free_loopback_port;
+using am::testing::process_group;
+
+const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe";
+
+/// Starts `count` probes playing `scenario`, each with `extra` added to its environment.
+void start_cluster(process_group& group, int count, const std::vector<std::string>& scenario,
+                   const std::map<std::string, std::string>& extra = {}, int port = 0) {
+  if (port == 0)
+    port = free_loopback_port();
+  std::vector<std::string> argv{probe};
+  argv.insert(argv.end(), scenario.begin(), scenario.end());
+  for (int p = 0; p < count; ++p) {
+    auto env = cluster_env(p, count, port);
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    group.start(argv, env);
+  }
+}
+
+/// The number in "<label><number>" on some line of `text`, or -1.
+long number_after(const std::string& text, const std::string& label) {
+  auto at = text.find(label);
+  if (at == std::string::npos)
+    return -1;
+  return std::stol(text.substr(at + label.size()));
+}
+
+} // namespace
+
+TEST_CASE("three processes join from AM_* variables and see one global device list", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"join"});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  const std::string all = "devices: CpuDevice(id=0)@0 CpuDevice(id=1)@0 CpuDevice(id=2)@1 CpuDevice(id=3)@1 "
+                          "CpuDevice(id=4)@2 CpuDevice(id=5)@2";
+  const char* local[] = {"local: 0 1", "local: 2 3", "local: 4 5"};
+  for (int p = 0; p < 3; ++p) {
+    auto out = group[static_cast<std::size_t>(p)].output();
+    CHECK(group[static_cast<std::size_t>(p)].status == 0);
+    CHECK(out.find("process " + std::to_string(p) + " of 3") != std::string::npos);
+    CHECK(out.find(all) != std::string::npos);
+    CHECK(out.find(local[p]) != std::string::npos);
+    CHECK(out.find("barrier passed") != std::string::npos);
+  }
+}
+
+TEST_CASE("the key-value store hands one process's value to the others", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"kv"});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 3; ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("value: hello from 0") != std::string::npos);
+  }
+}
+
+TEST_CASE("many barriers in a row meet generation by generation", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 4, {"barriers", "200"});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 4; ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("barriers: 200 in us: ") != std::string::npos);
+  }
+}
+
+TEST_CASE("a barrier that times out names the process that never arrived", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"barrier-without", "2"});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 2; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error timeout_error: Barrier 'lonely' timed out after 1500 ms: process 2 has not arrived")
+          != std::string::npos);
+    auto waited = number_after(out, "waited ms: ");
+    CHECK(waited >= 1400);
+    CHECK(waited < 5000);
+  }
+  CHECK(group[2].output().find("absent process done") != std::string::npos);
+}
+
+TEST_CASE("participants that issue different collectives all get the desync error", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"desync"});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 3; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error desync_error: Collective 0 of communicator 'world' differs between processes") != std::string::npos);
+    CHECK(out.find("process 0 issued all_reduce(sum) float32[1024] over processes [0, 1, 2]") != std::string::npos);
+    CHECK(out.find("process 1 issued all_gather float32[1024]") != std::string::npos);
+    CHECK(out.find("process 2 issued all_gather float32[1024]") != std::string::npos);
+    CHECK(group[p].status == 0);
+  }
+}
+
+TEST_CASE("a process killed during a barrier is reported to every survivor within a second", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"die-in-barrier", "2", "9"});
+  REQUIRE(group.wait(30s, {0, 1}));
+  INFO(group.all_output());
+  REQUIRE(group.wait(10s, {2}));
+  CHECK(group[2].signal == 9);
+  for (std::size_t p = 0; p < 2; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error process_failure_error: Barrier 'after' cannot complete: Process 2 has failed: its "
+                   "connection to the coordinator was lost")
+          != std::string::npos);
+    CHECK(out.find("failed process 2 devices: 4 5") != std::string::npos);
+    auto detected = number_after(out, "detected after ms: ");
+    CHECK(detected >= 0);
+    CHECK(detected < 1000);
+    CHECK(out.find("later: Barrier 'later' cannot complete: Process 2 has failed") != std::string::npos);
+    CHECK(group[p].status == 0); // the survivors stop cleanly
+  }
+}
+
+TEST_CASE("a stopped process (SIGSTOP) is reported after the heartbeat timeout", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"die-in-barrier", "2", "19"},
+                {{"AM_HEARTBEAT_INTERVAL", "200ms"}, {"AM_HEARTBEAT_TIMEOUT", "2s"}, {"AM_SHUTDOWN_TIMEOUT", "5s"}});
+  REQUIRE(group.wait(30s, {0, 1}));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 2; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error process_failure_error: Barrier 'after' cannot complete: Process 2 has failed: it sent no "
+                   "heartbeat for 2 s (the heartbeat timeout)")
+          != std::string::npos);
+    auto detected = number_after(out, "detected after ms: ");
+    CHECK(detected >= 1500);
+    CHECK(detected < 6000);
+    CHECK(group[p].status == 0);
+  }
+  ::kill(group[2].pid, SIGKILL);
+}
+
+TEST_CASE("when the coordinator dies every process gets a named error and exits cleanly", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"die-in-barrier", "0", "9"}, {{"AM_SHUTDOWN_TIMEOUT", "5s"}});
+  REQUIRE(group.wait(30s, {1, 2}));
+  INFO(group.all_output());
+  for (std::size_t p = 1; p < 3; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error process_failure_error: The coordinator (process 0 at 127.0.0.1:") != std::string::npos);
+    CHECK(out.find("is gone: the connection to it was lost") != std::string::npos);
+    CHECK(out.find("failed process 0 devices: 0 1") != std::string::npos);
+    CHECK(number_after(out, "detected after ms: ") < 1000);
+    CHECK(group[p].status == 0);
+  }
+}
+
+TEST_CASE("a peer of another build is refused at join, naming both versions", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"announce", "9.9.9", "1"});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 3; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error value_error: Process 1 runs actormesh 9.9.9 (wire protocol 1), but the coordinator at "
+                   "127.0.0.1:")
+          != std::string::npos);
+    CHECK(out.find("runs actormesh 0.1.0 (wire protocol 1): every process of a cluster must run the same build")
+          != std::string::npos);
+    CHECK(group[p].status == 2);
+  }
+}
+
+TEST_CASE("joining times out naming the processes that never came", "[integration][cluster]") {
+  process_group group;
+  int port = free_loopback_port();
+  for (int p = 0; p < 2; ++p) {
+    auto env = cluster_env(p, 4, port);
+    env["AM_JOIN_TIMEOUT"] = "2s";
+    group.start({probe, "join"}, env);
+  }
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 2; ++p) {
+    CHECK(group[p].output().find("error timeout_error: Joining the cluster at 127.0.0.1:" + std::to_string(port)
+                                 + " timed out after 2 s: processes 2 and 3 never joined (4 expected)")
+          != std::string::npos);
+    CHECK(group[p].status == 2);
+  }
+}
+
+TEST_CASE("a second process with the same index is refused and the cluster forms without it", "[integration][cluster]") {
+  process_group group;
+  int port = free_loopback_port();
+  // Process 0 stays a while after the barrier, so that the second "process 1" finds it.
+  group.start({probe, "join", "3000"}, cluster_env(0, 2, port));
+  group.start({probe, "join"}, cluster_env(1, 2, port));
+  group.start({probe, "join"}, cluster_env(1, 2, port));
+  REQUIRE(group.wait(40s));
+  INFO(group.all_output());
+  CHECK(group[0].status == 0);
+  std::size_t refused = group[1].status == 2 ? 1 : 2;
+  std::size_t joined = 3 - refused;
+  CHECK(group[joined].status == 0);
+  CHECK(group[joined].output().find("barrier passed") != std::string::npos);
+  CHECK(group[refused].status == 2);
+  // Refused either while the cluster forms (the index is taken) or after (the cluster is formed).
+  auto out = group[refused].output();
+  bool taken = out.find("error value_error: Process 1 has already joined (from host ") != std::string::npos;
+  bool formed = out.find("error value_error: The cluster at 127.0.0.1:" + std::to_string(port)
+                         + " is already formed; process 1 cannot join it again")
+                != std::string::npos;
+  CHECK((taken || formed));
+}
+
+TEST_CASE("a process that cannot reach the coordinator fails within its join timeout", "[integration][cluster]") {
+  process_group group;
+  auto env = cluster_env(1, 2, free_loopback_port());
+  env["AM_JOIN_TIMEOUT"] = "1s";
+  group.start({probe, "join"}, env);
+  REQUIRE(group.wait(20s));
+  INFO(group.all_output());
+  CHECK(group[0].status == 2);
+  CHECK(group[0].output().find("error timeout_error: Process 1 could not reach the coordinator at 127.0.0.1:")
+        != std::string::npos);
+}
+
+TEST_CASE("garbage and oversized frames on the coordinator's port leave it serving", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 2, {"serve-after-garbage"});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  CHECK(group[0].output().find("garbage connections sent: 4") != std::string::npos);
+  for (std::size_t p = 0; p < 2; ++p) {
+    CHECK(group[p].output().find("still serving") != std::string::npos);
+    CHECK(group[p].status == 0);
+  }
+}
