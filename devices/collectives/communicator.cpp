@@ -1,0 +1,509 @@
+#include "devices/collectives/communicator.hpp"
+
+#include "actors/cluster/cluster_services.hpp"
+#include "actors/errors.hpp"
+#include "devices/collectives/collective_errors.hpp"
+#include "devices/collectives/collective_job.hpp"
+#include "devices/collectives/gloo_engine.hpp"
+#include "devices/collectives/reduce_kernels.hpp"
+#include "devices/collectives/serial_worker.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace am {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+using milliseconds = std::chrono::milliseconds;
+
+/// How often a waiting caller asks the cluster whether the participants are alive.
+constexpr milliseconds liveness_poll{50};
+/// How long past an operation's deadline the caller waits for the worker's own (more precise)
+/// timeout error before it gives up on the worker.
+constexpr milliseconds answer_grace{2000};
+/// How long a transport failure waits for the cluster to name a failed process.
+constexpr milliseconds attribution_window{1000};
+/// Longest communicator name.
+constexpr std::size_t max_name_length = 200;
+
+std::string list_text(const std::vector<int>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+std::string ms_text(milliseconds t) {
+  return std::to_string(t.count()) + " ms";
+}
+
+milliseconds remaining(clock::time_point deadline) {
+  return std::max(std::chrono::duration_cast<milliseconds>(deadline - clock::now()), milliseconds(0));
+}
+
+void check_name(const std::string& name) {
+  if (name.empty() || name.size() > max_name_length)
+    throw value_error("A communicator name has 1 to " + std::to_string(max_name_length) + " characters, got "
+                      + std::to_string(name.size()));
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f || c == '/')
+      throw value_error("Communicator name '" + name
+                        + "' has a '/' or a control character (names prefix the rendezvous keys)");
+}
+
+/// This process's rank in `processes`, after checking the list.
+int rank_in(const std::vector<int>& processes, int me, int process_count) {
+  if (processes.empty())
+    throw value_error("A communicator needs at least one process, got an empty list");
+  for (std::size_t i = 0; i < processes.size(); ++i) {
+    if (processes[i] < 0 || processes[i] >= process_count)
+      throw value_error("Process " + std::to_string(processes[i]) + " in " + list_text(processes)
+                        + " is not a process of the cluster (0 to " + std::to_string(process_count - 1) + ")");
+    if (i > 0 && processes[i] <= processes[i - 1])
+      throw value_error("The processes of a communicator are sorted and distinct (ranks follow the list), got "
+                        + list_text(processes));
+  }
+  auto it = std::find(processes.begin(), processes.end(), me);
+  if (it == processes.end())
+    throw value_error("This process (" + std::to_string(me) + ") is not in the communicator's processes "
+                      + list_text(processes));
+  return static_cast<int>(it - processes.begin());
+}
+
+/// `count` elements of `t` in bytes, refusing sizes that overflow; `copies` buffers of them.
+std::size_t checked_bytes(std::size_t count, dtype t, std::size_t copies = 1) {
+  const std::size_t element = size_of(t);
+  if (element == 0)
+    throw value_error("Unknown dtype code " + std::to_string(static_cast<int>(t)));
+  if (count != 0 && (copies > std::numeric_limits<std::size_t>::max() / element / count))
+    throw value_error(std::to_string(count) + " elements of " + std::string(name(t)) + " (x"
+                      + std::to_string(copies) + ") overflow the size of a buffer");
+  return count * element * copies;
+}
+
+void check_buffer(const void* p, std::size_t count, const char* what) {
+  if (p == nullptr && count != 0)
+    throw value_error(std::string(what) + " is null but holds " + std::to_string(count) + " elements");
+}
+
+std::string shape_text(dtype t, std::size_t count) {
+  return std::string(name(t)) + "[" + std::to_string(count) + "]";
+}
+
+/// One operation: how the cluster checks it and how its bytes move.
+struct operation {
+  std::string signature;            ///< what every participant must issue alike
+  std::string check_id;             ///< the sequence it belongs to (communicator, or a send/recv pair)
+  std::uint64_t step = 0;           ///< its number in that sequence
+  std::vector<int> participants;    ///< process indices
+  std::string where;                ///< how errors name it
+  std::function<void(milliseconds)> move; ///< moves the bytes on the worker, within the time left
+};
+
+} // namespace
+
+struct communicator::impl {
+  impl(detail::cluster_services& c, std::vector<int> procs, std::string n, std::string address, milliseconds t,
+       int r)
+      : cluster(c), processes(std::move(procs)), name(std::move(n)), bind_address(std::move(address)),
+        timeout(t), rank(r), worker("am-coll-" + name) {}
+
+  detail::cluster_services& cluster;
+  const std::vector<int> processes;
+  const std::string name;
+  const std::string bind_address;
+  const milliseconds timeout;
+  const int rank;
+
+  mutable std::mutex mutex; // guards what follows, and orders steps with the worker's queue
+  std::uint64_t steps = 0;
+  std::map<std::pair<int, int>, std::uint64_t> p2p_steps; // (from rank, to rank) -> next step
+  std::string broken_reason;
+  std::atomic<bool> broken{false};
+  std::unique_ptr<detail::gloo_engine> engine; // written by the worker (creation), aborted by anyone
+
+  detail::serial_worker worker; // declared last: joined before the engine goes
+
+  int process() const { return processes[rank]; }
+
+  std::string where(const std::string& signature, const std::string& check_id, std::uint64_t step) const {
+    return signature + " (step " + std::to_string(step) + " of communicator '" + check_id + "', rank "
+           + std::to_string(rank) + " of " + std::to_string(processes.size()) + ", process "
+           + std::to_string(process()) + ")";
+  }
+
+  milliseconds timeout_of(const timeout_type& t) const {
+    if (t && t->count() <= 0)
+      throw value_error("A collective's timeout must be positive, got " + ms_text(*t));
+    return t ? *t : timeout;
+  }
+
+  void throw_if_broken() const {
+    if (!broken.load(std::memory_order_acquire))
+      return;
+    std::lock_guard<std::mutex> guard(mutex);
+    throw runtime_error("Communicator '" + name + "' is broken and refuses further operations (" + broken_reason
+                        + "); create a new communicator, with a new name, to go on");
+  }
+
+  /// Marks the communicator broken (the first reason stays) and closes Gloo's connections, waking
+  /// the worker if it waits in Gloo and failing peers that wait on this rank.
+  void break_with(const std::string& reason) {
+    std::lock_guard<std::mutex> guard(mutex);
+    if (broken.load(std::memory_order_relaxed))
+      return;
+    broken_reason = reason;
+    broken.store(true, std::memory_order_release);
+    if (engine)
+      engine->abort("communicator '" + name + "' broke: " + reason);
+  }
+
+  /// A collective over every rank: numbered in the communicator's own sequence.
+  /// `move(engine, tag, time left)`; the tag is the step, which keeps Gloo's messages of different
+  /// steps apart.
+  using mover = std::function<void(detail::gloo_engine&, std::uint32_t, milliseconds)>;
+
+  void run_collective(std::string signature, mover move, const timeout_type& t) {
+    const milliseconds limit = timeout_of(t);
+    throw_if_broken();
+    submit_and_wait(limit, [&](std::uint64_t& step_out) {
+      step_out = ++steps;
+      const auto tag = static_cast<std::uint32_t>(step_out);
+      return operation{signature, name, step_out, processes, where(signature, name, step_out),
+                       [this, move, tag](milliseconds left) { move(*engine, tag, left); }};
+    });
+  }
+
+  /// A send/recv between this rank and `peer`: numbered in the sequence of (from, to).
+  void run_p2p(int from, int to, std::string signature, mover move, const timeout_type& t) {
+    const milliseconds limit = timeout_of(t);
+    throw_if_broken();
+    const std::string id = name + "/p2p/" + std::to_string(processes[from]) + "->" + std::to_string(processes[to]);
+    std::vector<int> pair{processes[from], processes[to]};
+    std::sort(pair.begin(), pair.end());
+    submit_and_wait(limit, [&](std::uint64_t& step_out) {
+      step_out = p2p_steps[{from, to}]++;
+      return operation{signature, id, step_out, pair, where(signature, id, step_out),
+                       [this, move](milliseconds left) { move(*engine, 0, left); }};
+    });
+  }
+
+  /// Numbers the operation and queues it under one lock (so steps follow the worker's order), then
+  /// waits for it.
+  template <class Make>
+  void submit_and_wait(milliseconds limit, Make make) {
+    const auto deadline = clock::now() + limit;
+    auto job = std::make_shared<detail::collective_job>();
+    std::shared_ptr<operation> op;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      std::uint64_t step = 0;
+      op = std::make_shared<operation>(make(step));
+      worker.post([this, job, op, deadline] { execute(*job, *op, deadline); });
+    }
+    await(*job, *op, deadline, limit);
+  }
+
+  /// Worker side: the cluster's check, then the bytes.
+  void execute(detail::collective_job& job, const operation& op, clock::time_point deadline) {
+    if (!job.begin_check())
+      return job.finish(nullptr); // abandoned: the caller has reported already
+    if (broken.load(std::memory_order_acquire))
+      return job.finish(broken_error());
+    try {
+      cluster.check_collective(op.check_id, op.step, op.participants, op.signature, remaining(deadline));
+    } catch (...) {
+      auto error = detail::with_context(std::current_exception(), op.where);
+      break_with(detail::message_of(error));
+      return job.finish(error);
+    }
+    if (!job.begin_move())
+      return job.finish(nullptr);
+    if (broken.load(std::memory_order_acquire))
+      return job.finish(broken_error());
+    try {
+      op.move(std::max(remaining(deadline), milliseconds(1)));
+      job.finish(nullptr);
+    } catch (...) {
+      auto error = explain_failure(std::current_exception(), op, deadline);
+      break_with(detail::message_of(error));
+      job.finish(error);
+    }
+  }
+
+  std::exception_ptr broken_error() const {
+    try {
+      throw_if_broken();
+    } catch (...) {
+      return std::current_exception();
+    }
+    return std::make_exception_ptr(runtime_error("Communicator '" + name + "' is broken"));
+  }
+
+  /// A failure while the bytes moved, attributed to a failed process when the cluster knows one:
+  /// a peer that died shows up here as a closed connection before the cluster reports it, so a
+  /// connection failure waits up to attribution_window for the cluster. A connection that a peer
+  /// closed at the deadline is a timeout (Gloo closes every connection of a rank that timed out).
+  std::exception_ptr explain_failure(std::exception_ptr error, const operation& op, clock::time_point deadline) {
+    if (broken.load(std::memory_order_acquire))
+      return detail::with_context(error, op.where); // aborted: the caller reports its own reason
+    bool is_timeout = false;
+    try {
+      std::rethrow_exception(error);
+    } catch (const process_failure_error&) {
+      return detail::with_context(error, op.where);
+    } catch (const timeout_error&) {
+      is_timeout = true;
+    } catch (...) {
+    }
+    const auto give_up = clock::now() + attribution_window;
+    for (;;) {
+      try {
+        cluster.check_alive(op.participants);
+      } catch (const process_failure_error&) {
+        return detail::with_context(std::current_exception(), op.where);
+      } catch (...) {
+      }
+      if (is_timeout)
+        return detail::with_context(error, op.where);
+      if (clock::now() >= deadline)
+        return std::make_exception_ptr(timeout_error(
+          op.where + ": did not complete in time: " + detail::message_of(error)
+          + " (a peer closes its connections when it times out)"));
+      if (clock::now() >= give_up)
+        return detail::with_context(error, op.where);
+      std::this_thread::sleep_for(liveness_poll);
+    }
+  }
+
+  /// Caller side: waits for the worker, asking the cluster whether the participants live; gives
+  /// up on a failed process or past the deadline, never while the worker may still use the
+  /// caller's buffers.
+  void await(detail::collective_job& job, const operation& op, clock::time_point deadline, milliseconds limit) {
+    const auto give_up = deadline + answer_grace;
+    for (;;) {
+      if (job.result().wait_for(liveness_poll))
+        return job.result().get();
+      std::exception_ptr failure;
+      try {
+        cluster.check_alive(op.participants);
+      } catch (...) {
+        failure = detail::with_context(std::current_exception(), op.where);
+      }
+      if (!failure && clock::now() >= give_up)
+        failure = std::make_exception_ptr(timeout_error(op.where + ": no result within the timeout of "
+                                                        + ms_text(limit) + " (and " + ms_text(answer_grace)
+                                                        + " of grace)"));
+      if (!failure)
+        continue;
+      switch (job.abandon()) {
+        case detail::collective_job::standing::finished: return job.result().get();
+        case detail::collective_job::standing::moving:
+          break_with(detail::message_of(failure));
+          job.result().wait(); // Gloo fails at once once aborted; then the buffers are free
+          std::rethrow_exception(failure);
+        case detail::collective_job::standing::abandoned:
+          break_with(detail::message_of(failure));
+          std::rethrow_exception(failure);
+      }
+    }
+  }
+
+  /// Refuses a name this process has already used in the cluster, then claims it.
+  void claim_name() {
+    const std::string key = "am/comm/" + name + "/claimed-by/" + std::to_string(process());
+    try {
+      cluster.kv_get(key, milliseconds(0));
+      throw value_error("Communicator name '" + name + "' was already used by process " + std::to_string(process())
+                        + " in this cluster; names are single-use (their rendezvous keys and the supervisor's "
+                          "steps belong to one communicator): give the new one another name, e.g. with a counter");
+    } catch (const timeout_error&) {
+      // not used yet
+    }
+    cluster.kv_set(key, list_text(processes));
+  }
+
+  /// Step 0: every participant agrees on the list, then Gloo connects the full mesh.
+  void create() {
+    const std::string signature = "create over processes " + list_text(processes);
+    submit_and_wait(timeout, [&](std::uint64_t& step_out) {
+      step_out = 0;
+      return operation{signature, name, 0, processes, where(signature, name, 0), [this](milliseconds left) {
+                         auto created = std::make_unique<detail::gloo_engine>(
+                           cluster, "am/gloo/" + name + "/", rank, static_cast<int>(processes.size()),
+                           bind_address, clock::now() + left);
+                         std::lock_guard<std::mutex> guard(mutex);
+                         engine = std::move(created);
+                         if (broken.load(std::memory_order_relaxed))
+                           engine->abort("communicator '" + name + "' broke: " + broken_reason);
+                       }};
+    });
+  }
+};
+
+communicator::communicator(detail::cluster_services& cluster, std::vector<int> processes, std::string name,
+                           std::string bind_address, std::chrono::milliseconds timeout) {
+  check_name(name);
+  if (timeout.count() <= 0)
+    throw value_error("A communicator's timeout must be positive, got " + ms_text(timeout));
+  const int rank = rank_in(processes, cluster.process_index(), cluster.process_count());
+  detail::gloo_engine::check_bind_address(bind_address);
+  impl_ = std::make_unique<impl>(cluster, std::move(processes), std::move(name), std::move(bind_address), timeout,
+                                 rank);
+  impl_->claim_name();
+  impl_->create();
+}
+
+communicator::~communicator() = default;
+
+const std::string& communicator::name() const noexcept {
+  return impl_->name;
+}
+
+int communicator::rank() const noexcept {
+  return impl_->rank;
+}
+
+int communicator::size() const noexcept {
+  return static_cast<int>(impl_->processes.size());
+}
+
+const std::vector<int>& communicator::processes() const noexcept {
+  return impl_->processes;
+}
+
+std::chrono::milliseconds communicator::timeout() const noexcept {
+  return impl_->timeout;
+}
+
+std::uint64_t communicator::steps() const noexcept {
+  std::lock_guard<std::mutex> guard(impl_->mutex);
+  return impl_->steps;
+}
+
+bool communicator::broken() const noexcept {
+  return impl_->broken.load(std::memory_order_acquire);
+}
+
+std::string communicator::broken_reason() const {
+  std::lock_guard<std::mutex> guard(impl_->mutex);
+  return impl_->broken_reason;
+}
+
+void communicator::all_reduce(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
+                              timeout_type timeout) {
+  checked_bytes(count, type);
+  check_buffer(input, count, "all_reduce's input");
+  check_buffer(output, count, "all_reduce's output");
+  detail::check_reducible(type, op);
+  impl_->run_collective(
+    "all_reduce(" + std::string(am::name(op)) + ") " + shape_text(type, count),
+    [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
+      engine.all_reduce(input, output, count, type, op, tag, left);
+    },
+    timeout);
+}
+
+void communicator::all_gather(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {
+  checked_bytes(count, type, impl_->processes.size());
+  check_buffer(input, count, "all_gather's input");
+  check_buffer(output, count, "all_gather's output");
+  impl_->run_collective(
+    "all_gather " + shape_text(type, count),
+    [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
+      engine.all_gather(input, output, count, type, tag, left);
+    },
+    timeout);
+}
+
+void communicator::reduce_scatter(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
+                                  timeout_type timeout) {
+  checked_bytes(count, type);
+  check_buffer(input, count, "reduce_scatter's input");
+  check_buffer(output, split_block(count, size(), rank()).count, "reduce_scatter's output");
+  detail::check_reducible(type, op);
+  impl_->run_collective(
+    "reduce_scatter(" + std::string(am::name(op)) + ") " + shape_text(type, count),
+    [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
+      engine.reduce_scatter(input, output, count, type, op, tag, left);
+    },
+    timeout);
+}
+
+void communicator::broadcast(void* buffer, std::size_t count, dtype type, int root, timeout_type timeout) {
+  checked_bytes(count, type);
+  check_buffer(buffer, count, "broadcast's buffer");
+  if (root < 0 || root >= size())
+    throw value_error("broadcast's root " + std::to_string(root) + " is not a rank of communicator '"
+                      + impl_->name + "' (0 to " + std::to_string(size() - 1) + ")");
+  impl_->run_collective(
+    "broadcast " + shape_text(type, count) + " root=" + std::to_string(root),
+    [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
+      engine.broadcast(buffer, count, type, root, tag, left);
+    },
+    timeout);
+}
+
+void communicator::all_to_all(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {
+  checked_bytes(count, type);
+  check_buffer(input, count, "all_to_all's input");
+  check_buffer(output, count, "all_to_all's output");
+  if (count % static_cast<std::size_t>(size()) != 0)
+    throw value_error("all_to_all splits its " + std::to_string(count) + " elements into " + std::to_string(size())
+                      + " equal blocks: the count must be divisible by the number of ranks");
+  impl_->run_collective(
+    "all_to_all " + shape_text(type, count),
+    [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
+      engine.all_to_all(input, output, count, type, tag, left);
+    },
+    timeout);
+}
+
+namespace {
+
+void check_peer(int peer, int rank, int size, const std::string& communicator, const char* what) {
+  if (peer < 0 || peer >= size)
+    throw value_error(std::string(what) + "'s peer " + std::to_string(peer) + " is not a rank of communicator '"
+                      + communicator + "' (0 to " + std::to_string(size - 1) + ")");
+  if (peer == rank)
+    throw value_error(std::string(what) + " to its own rank " + std::to_string(rank) + ": copy the buffer instead");
+}
+
+std::string p2p_signature(dtype type, std::size_t count, int from, int to, std::uint32_t tag) {
+  return "send/recv " + shape_text(type, count) + " from rank " + std::to_string(from) + " to rank "
+         + std::to_string(to) + " tag=" + std::to_string(tag);
+}
+
+} // namespace
+
+void communicator::send(const void* data, std::size_t count, dtype type, int peer, std::uint32_t tag,
+                        timeout_type timeout) {
+  const std::size_t bytes = checked_bytes(count, type);
+  check_buffer(data, count, "send's buffer");
+  check_peer(peer, rank(), size(), impl_->name, "send");
+  impl_->run_p2p(
+    rank(), peer, p2p_signature(type, count, rank(), peer, tag),
+    [=](detail::gloo_engine& engine, std::uint32_t, milliseconds left) { engine.send(data, bytes, peer, tag, left); },
+    timeout);
+}
+
+void communicator::recv(void* data, std::size_t count, dtype type, int peer, std::uint32_t tag,
+                        timeout_type timeout) {
+  const std::size_t bytes = checked_bytes(count, type);
+  check_buffer(data, count, "recv's buffer");
+  check_peer(peer, rank(), size(), impl_->name, "recv");
+  impl_->run_p2p(
+    peer, rank(), p2p_signature(type, count, peer, rank(), tag),
+    [=](detail::gloo_engine& engine, std::uint32_t, milliseconds left) { engine.recv(data, bytes, peer, tag, left); },
+    timeout);
+}
+
+} // namespace am

@@ -1,0 +1,330 @@
+#include "devices/collectives/gloo_engine.hpp"
+
+#include "actors/errors.hpp"
+#include "devices/collectives/block_split.hpp"
+#include "devices/collectives/gloo_store.hpp"
+#include "devices/collectives/reduce_kernels.hpp"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
+#include <gloo/alltoallv.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/common/logging.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/context.h>
+#include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
+#include <gloo/types.h>
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <vector>
+
+namespace am::detail {
+
+namespace {
+
+/// Slot prefix of send/recv messages: above Gloo's collective prefixes (0x01-0x08).
+constexpr std::uint8_t p2p_slot_prefix = 0x40;
+
+/// Reaches tcp::Context::signalException, which Gloo keeps protected: the function its own
+/// timeouts use to fail every pending operation and close every pair. Naming a protected member
+/// through a derived class yields a pointer to the base's member, callable on any tcp::Context.
+struct tcp_context_access : gloo::transport::tcp::Context {
+  static void signal(gloo::transport::tcp::Context& context, const std::string& reason) {
+    auto member = &tcp_context_access::signalException;
+    (context.*member)(reason);
+  }
+};
+
+/// A rendezvous context that can be aborted from another thread.
+class abortable_context final : public gloo::rendezvous::Context {
+public:
+  using gloo::rendezvous::Context::Context;
+
+  void abort(const std::string& reason) {
+    if (auto* tcp = dynamic_cast<gloo::transport::tcp::Context*>(transportContext_.get()))
+      tcp_context_access::signal(*tcp, reason);
+  }
+};
+
+bool mentions_timeout(const char* what) {
+  std::string text(what);
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text.find("timed out") != std::string::npos || text.find("timeout") != std::string::npos;
+}
+
+/// Runs `body`, turning Gloo's exceptions into am errors.
+template <class F>
+void translate_gloo_errors(F&& body) {
+  try {
+    body();
+  } catch (const am::error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const gloo::IoException& e) {
+    if (mentions_timeout(e.what()))
+      throw timeout_error(std::string("Gloo timed out: ") + e.what());
+    throw runtime_error(std::string("Gloo connection failed: ") + e.what());
+  } catch (const gloo::EnforceNotMet& e) {
+    throw runtime_error(std::string("Gloo refused the operation: ") + e.what());
+  } catch (const std::exception& e) {
+    throw runtime_error(std::string("Gloo failed: ") + e.what());
+  }
+}
+
+/// Calls `f(type_tag<E>)` with an unsigned type E as wide as one element: Gloo's templates only use
+/// the element size (the arithmetic is ours).
+template <class F>
+void with_element_size(std::size_t size, F&& f) {
+  switch (size) {
+    case 1: return f(static_cast<std::uint8_t*>(nullptr));
+    case 2: return f(static_cast<std::uint16_t*>(nullptr));
+    case 4: return f(static_cast<std::uint32_t*>(nullptr));
+    case 8: return f(static_cast<std::uint64_t*>(nullptr));
+  }
+  throw value_error("unsupported element size " + std::to_string(size));
+}
+
+template <class E>
+E* typed(const void* p) {
+  return static_cast<E*>(const_cast<void*>(p));
+}
+
+} // namespace
+
+struct gloo_engine::state {
+  int rank = 0;
+  int size = 1;
+  std::shared_ptr<gloo::transport::Device> device;
+  std::shared_ptr<abortable_context> context;
+  /// Grow-only scratch of the worker thread (float32 accumulation, reduce_scatter's blocks):
+  /// reused so repeated collectives do not pay the first-touch cost of fresh pages.
+  std::unique_ptr<std::byte[]> scratch;
+  std::size_t scratch_bytes = 0;
+
+  std::byte* scratch_of(std::size_t bytes) {
+    if (bytes > scratch_bytes) {
+      scratch.reset();
+      scratch_bytes = 0;
+      try {
+        scratch.reset(new std::byte[bytes]);
+      } catch (const std::bad_alloc&) {
+        throw resource_exhausted(bytes, "the host");
+      }
+      scratch_bytes = bytes;
+    }
+    return scratch.get();
+  }
+};
+
+void gloo_engine::check_bind_address(const std::string& address) {
+  if (address.empty())
+    throw value_error("The collectives' bind address is empty: give the address of a local interface, e.g. 127.0.0.1");
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rv = ::getaddrinfo(address.c_str(), nullptr, &hints, &found); rv != 0)
+    throw value_error("The collectives' bind address '" + address + "' does not resolve: " + ::gai_strerror(rv));
+  int bind_errno = 0;
+  bool bound = false;
+  for (addrinfo* a = found; a != nullptr && !bound; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) {
+      bind_errno = errno;
+      continue;
+    }
+    bound = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+    if (!bound)
+      bind_errno = errno;
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  if (!bound)
+    throw value_error("The collectives cannot bind to '" + address + "': " + std::strerror(bind_errno)
+                      + "; give the address of a local interface");
+}
+
+gloo_engine::gloo_engine(cluster_services& cluster, const std::string& store_prefix, int rank, int size,
+                         const std::string& bind_address, clock::time_point deadline)
+    : state_(std::make_unique<state>()) {
+  state_->rank = rank;
+  state_->size = size;
+  translate_gloo_errors([&] {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = bind_address;
+    state_->device = gloo::transport::tcp::CreateDevice(attr);
+    state_->context = std::make_shared<abortable_context>(rank, size);
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now());
+    state_->context->setTimeout(std::max(left, milliseconds(1)));
+    gloo_store store(cluster, store_prefix, deadline);
+    state_->context->connectFullMesh(store, state_->device);
+  });
+}
+
+gloo_engine::~gloo_engine() = default;
+
+void gloo_engine::abort(const std::string& reason) noexcept {
+  try {
+    state_->context->abort(reason);
+  } catch (...) {
+    // Aborting is best effort: the pairs are then closed or already failed.
+  }
+}
+
+void gloo_engine::all_reduce(const void* input, void* output, std::size_t count, dtype t, reduce_op op,
+                             std::uint32_t tag, milliseconds timeout) {
+  if (count == 0)
+    return;
+  const auto& context = state_->context;
+  const int divisor = op == reduce_op::mean ? state_->size : 1;
+  if (accumulates_in_float(t, op)) {
+    // float16/bfloat16 sums travel as float32 and are rounded once at the end.
+    auto* acc = reinterpret_cast<float*>(state_->scratch_of(count * sizeof(float)));
+    widen_to_float(t, input, acc, count);
+    translate_gloo_errors([&] {
+      gloo::AllreduceOptions opts(context);
+      opts.setOutput(acc, count);
+      opts.setReduceFunction(kernel_for(dtype::float32, reduce_op::sum));
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::allreduce(opts);
+    });
+    narrow_from_float(t, acc, output, count, divisor);
+    return;
+  }
+  const reduce_kernel kernel = kernel_for(t, op);
+  translate_gloo_errors([&] {
+    with_element_size(size_of(t), [&](auto* type) {
+      using E = std::remove_pointer_t<decltype(type)>;
+      gloo::AllreduceOptions opts(context);
+      if (input != output)
+        opts.setInput(typed<E>(input), count);
+      opts.setOutput(typed<E>(output), count);
+      opts.setReduceFunction(kernel);
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::allreduce(opts);
+    });
+  });
+  if (divisor != 1)
+    divide_in_place(t, output, count, divisor);
+}
+
+void gloo_engine::all_gather(const void* input, void* output, std::size_t count, dtype t, std::uint32_t tag,
+                             milliseconds timeout) {
+  if (count == 0)
+    return;
+  const std::size_t bytes = count * size_of(t);
+  const bool in_place = input == static_cast<const std::byte*>(output) + state_->rank * bytes;
+  translate_gloo_errors([&] {
+    with_element_size(size_of(t), [&](auto* type) {
+      using E = std::remove_pointer_t<decltype(type)>;
+      gloo::AllgatherOptions opts(state_->context);
+      if (!in_place)
+        opts.setInput(typed<E>(input), count);
+      opts.setOutput(typed<E>(output), count * state_->size);
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::allgather(opts);
+    });
+  });
+}
+
+void gloo_engine::reduce_scatter(const void* input, void* output, std::size_t count, dtype t, reduce_op op,
+                                 std::uint32_t tag, milliseconds timeout) {
+  check_reducible(t, op);
+  if (count == 0)
+    return;
+  const int n = state_->size;
+  const std::size_t element = size_of(t);
+  const std::size_t mine = split_block(count, n, state_->rank).count;
+  // Gloo's all-to-all brings every rank's copy of this rank's block here (n blocks, in rank
+  // order); reducing them locally in that order completes the reduce-scatter. Each rank sends
+  // (n-1)/n of its input, what a ring reduce-scatter sends (doc/architecture.md says why not
+  // Gloo's ReduceScatterHalvingDoubling).
+  std::byte* blocks = state_->scratch_of(std::max<std::size_t>(mine * element * n, 1));
+  std::vector<std::int64_t> send_counts(n);
+  for (int r = 0; r < n; ++r)
+    send_counts[r] = static_cast<std::int64_t>(split_block(count, n, r).count);
+  const std::vector<std::int64_t> recv_counts(n, static_cast<std::int64_t>(mine));
+  translate_gloo_errors([&] {
+    with_element_size(element, [&](auto* type) {
+      using E = std::remove_pointer_t<decltype(type)>;
+      gloo::AlltoallvOptions opts(state_->context);
+      opts.setInput(typed<E>(input), send_counts);
+      opts.setOutput(reinterpret_cast<E*>(blocks), recv_counts);
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::alltoallv(opts);
+    });
+  });
+  reduce_blocks(t, op, blocks, n, mine, output);
+}
+
+void gloo_engine::broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag,
+                            milliseconds timeout) {
+  if (count == 0)
+    return;
+  translate_gloo_errors([&] {
+    with_element_size(size_of(t), [&](auto* type) {
+      using E = std::remove_pointer_t<decltype(type)>;
+      gloo::BroadcastOptions opts(state_->context);
+      opts.setOutput(typed<E>(buffer), count);
+      opts.setRoot(root);
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::broadcast(opts);
+    });
+  });
+}
+
+void gloo_engine::all_to_all(const void* input, void* output, std::size_t count, dtype t, std::uint32_t tag,
+                             milliseconds timeout) {
+  if (count == 0)
+    return;
+  translate_gloo_errors([&] {
+    with_element_size(size_of(t), [&](auto* type) {
+      using E = std::remove_pointer_t<decltype(type)>;
+      gloo::AlltoallOptions opts(state_->context);
+      opts.setInput(typed<E>(input), count);
+      opts.setOutput(typed<E>(output), count);
+      opts.setTag(tag);
+      opts.setTimeout(timeout);
+      gloo::alltoall(opts);
+    });
+  });
+}
+
+void gloo_engine::send(const void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout) {
+  if (bytes == 0)
+    return;
+  translate_gloo_errors([&] {
+    auto buffer = state_->context->createUnboundBuffer(const_cast<void*>(data), bytes);
+    buffer->send(peer, gloo::Slot::build(p2p_slot_prefix, tag));
+    buffer->waitSend(timeout);
+  });
+}
+
+void gloo_engine::recv(void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout) {
+  if (bytes == 0)
+    return;
+  translate_gloo_errors([&] {
+    auto buffer = state_->context->createUnboundBuffer(data, bytes);
+    buffer->recv(peer, gloo::Slot::build(p2p_slot_prefix, tag));
+    buffer->waitRecv(timeout);
+  });
+}
+
+} // namespace am::detail

@@ -1,0 +1,66 @@
+/// One rank of a full mesh of Gloo TCP connections and the data moves of every collective over it.
+/// Internal to the communicator (devices/collectives/communicator.cpp); keeps Gloo's headers in
+/// its source.
+#pragma once
+
+#include "actors/dtype.hpp"
+#include "devices/collectives/reduce_op.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace am::detail {
+
+class cluster_services;
+
+/// Gloo's side of a communicator. Every operation blocks its thread until the peers have done
+/// their part or `timeout` passes; the operations are called by one thread at a time (the
+/// communicator's worker), abort() from any thread. Gloo's exceptions come out as
+/// am::timeout_error (Gloo timed out) or am::runtime_error (a connection failed), with Gloo's
+/// message; after either, the mesh is closed and every later operation fails.
+class gloo_engine {
+public:
+  using clock = std::chrono::steady_clock;
+  using milliseconds = std::chrono::milliseconds;
+
+  /// Throws am::value_error unless `address` resolves to an address a TCP socket can bind to here
+  /// (Gloo itself does not check what getaddrinfo returns).
+  static void check_bind_address(const std::string& address);
+
+  /// Binds to `bind_address`, publishes this rank's addresses in the cluster's store under
+  /// `store_prefix`, and connects to the `size - 1` other ranks, all before `deadline`.
+  gloo_engine(cluster_services& cluster, const std::string& store_prefix, int rank, int size,
+              const std::string& bind_address, clock::time_point deadline);
+  ~gloo_engine();
+
+  gloo_engine(const gloo_engine&) = delete;
+  gloo_engine& operator=(const gloo_engine&) = delete;
+
+  /// See am::communicator for the meaning of each operation; arguments are already validated.
+  /// `tag` keeps the operation's Gloo messages apart from other operations'.
+  void all_reduce(const void* input, void* output, std::size_t count, dtype t, reduce_op op, std::uint32_t tag,
+                  milliseconds timeout);
+  void all_gather(const void* input, void* output, std::size_t count, dtype t, std::uint32_t tag,
+                  milliseconds timeout);
+  void reduce_scatter(const void* input, void* output, std::size_t count, dtype t, reduce_op op,
+                      std::uint32_t tag, milliseconds timeout);
+  void broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag, milliseconds timeout);
+  void all_to_all(const void* input, void* output, std::size_t count, dtype t, std::uint32_t tag,
+                  milliseconds timeout);
+  void send(const void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout);
+  void recv(void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout);
+
+  /// Fails every Gloo wait in progress (and every later one) with `reason` and closes the
+  /// connections, so the peers fail at once too. Thread-safe and idempotent. A receive whose
+  /// bytes were already arriving is not woken by Gloo: it ends at its own timeout.
+  void abort(const std::string& reason) noexcept;
+
+private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
+
+} // namespace am::detail

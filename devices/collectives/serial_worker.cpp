@@ -1,0 +1,49 @@
+#include "devices/collectives/serial_worker.hpp"
+
+#include <pthread.h>
+
+#include <utility>
+
+namespace am::detail {
+
+serial_worker::serial_worker(const std::string& name) : thread_([this] { run(); }) {
+  ::pthread_setname_np(thread_.native_handle(), name.substr(0, 15).c_str());
+}
+
+serial_worker::~serial_worker() {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void serial_worker::post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void serial_worker::run() {
+  std::unique_lock<std::mutex> guard(mutex_);
+  for (;;) {
+    cv_.wait(guard, [this] { return stopping_ || !tasks_.empty(); });
+    if (tasks_.empty())
+      return; // stopping, and everything posted has run
+    auto task = std::move(tasks_.front());
+    tasks_.pop_front();
+    guard.unlock();
+    try {
+      task();
+    } catch (...) {
+      // Tasks report their own errors (through their promises); nothing may escape the thread.
+    }
+    task = nullptr; // release what the task holds before waiting again
+    guard.lock();
+  }
+}
+
+} // namespace am::detail
