@@ -6,6 +6,7 @@
 #include "devices/collectives/reduce_kernels.hpp"
 
 #include <gloo/allgather.h>
+#include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
 #include <gloo/alltoallv.h>
@@ -101,6 +102,12 @@ E* typed(const void* p) {
   return static_cast<E*>(const_cast<void*>(p));
 }
 
+/// The time left until `deadline`, at least 1 ms (Gloo refuses a zero timeout).
+std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  return std::max(left, std::chrono::milliseconds(1));
+}
+
 } // namespace
 
 struct gloo_engine::state {
@@ -125,6 +132,34 @@ struct gloo_engine::state {
       scratch_bytes = bytes;
     }
     return scratch.get();
+  }
+
+  /// The reduce-scatter step: Gloo's all-to-all brings every rank's copy of this rank's block of
+  /// `input` (split_block(count, size, rank)) here, and combining them in rank order writes the
+  /// reduced block to `block_out`. Each rank sends (n-1)/n of its input, what a ring reduce-scatter
+  /// sends; the order of the additions is numpy's (doc/architecture.md says why not Gloo's
+  /// ReduceScatterHalvingDoubling).
+  void reduce_own_block(const void* input, std::size_t count, dtype t, reduce_op op, std::uint32_t tag,
+                        std::chrono::milliseconds timeout, void* block_out) {
+    const std::size_t element = size_of(t);
+    const std::size_t mine = split_block(count, size, rank).count;
+    std::byte* blocks = scratch_of(std::max<std::size_t>(mine * element * size, 1));
+    std::vector<std::int64_t> send_counts(size);
+    for (int r = 0; r < size; ++r)
+      send_counts[r] = static_cast<std::int64_t>(split_block(count, size, r).count);
+    const std::vector<std::int64_t> recv_counts(size, static_cast<std::int64_t>(mine));
+    translate_gloo_errors([&] {
+      with_element_size(element, [&](auto* type) {
+        using E = std::remove_pointer_t<decltype(type)>;
+        gloo::AlltoallvOptions opts(context);
+        opts.setInput(typed<E>(input), send_counts);
+        opts.setOutput(reinterpret_cast<E*>(blocks), recv_counts);
+        opts.setTag(tag);
+        opts.setTimeout(timeout);
+        gloo::alltoallv(opts);
+      });
+    });
+    reduce_blocks(t, op, blocks, size, mine, block_out);
   }
 };
 
@@ -190,18 +225,27 @@ void gloo_engine::all_reduce(const void* input, void* output, std::size_t count,
   const auto& context = state_->context;
   const int divisor = op == reduce_op::mean ? state_->size : 1;
   if (accumulates_in_float(t, op)) {
-    // float16/bfloat16 sums travel as float32 and are rounded once at the end.
-    auto* acc = reinterpret_cast<float*>(state_->scratch_of(count * sizeof(float)));
-    widen_to_float(t, input, acc, count);
+    // float16/bfloat16 sums: a reduce-scatter whose blocks are summed in float32 in rank order and
+    // rounded once, then an all-gather of the rounded blocks; the bytes travel as 16-bit values,
+    // and every rank gets numpy's float32 sum then cast, bit for bit.
+    const auto deadline = clock::now() + timeout;
+    const std::size_t element = size_of(t);
+    const auto mine = split_block(count, state_->size, state_->rank);
+    auto* out = static_cast<std::byte*>(output);
+    state_->reduce_own_block(input, count, t, op, tag, timeout, out + mine.offset * element);
+    std::vector<std::size_t> counts(state_->size);
+    for (int r = 0; r < state_->size; ++r)
+      counts[r] = split_block(count, state_->size, r).count;
     translate_gloo_errors([&] {
-      gloo::AllreduceOptions opts(context);
-      opts.setOutput(acc, count);
-      opts.setReduceFunction(kernel_for(dtype::float32, reduce_op::sum));
-      opts.setTag(tag);
-      opts.setTimeout(timeout);
-      gloo::allreduce(opts);
+      with_element_size(element, [&](auto* type) {
+        using E = std::remove_pointer_t<decltype(type)>;
+        gloo::AllgathervOptions opts(context);
+        opts.setOutput(reinterpret_cast<E*>(out), counts);
+        opts.setTag(tag);
+        opts.setTimeout(left_until(deadline));
+        gloo::allgatherv(opts);
+      });
     });
-    narrow_from_float(t, acc, output, count, divisor);
     return;
   }
   const reduce_kernel kernel = kernel_for(t, op);
@@ -247,30 +291,7 @@ void gloo_engine::reduce_scatter(const void* input, void* output, std::size_t co
   check_reducible(t, op);
   if (count == 0)
     return;
-  const int n = state_->size;
-  const std::size_t element = size_of(t);
-  const std::size_t mine = split_block(count, n, state_->rank).count;
-  // Gloo's all-to-all brings every rank's copy of this rank's block here (n blocks, in rank
-  // order); reducing them locally in that order completes the reduce-scatter. Each rank sends
-  // (n-1)/n of its input, what a ring reduce-scatter sends (doc/architecture.md says why not
-  // Gloo's ReduceScatterHalvingDoubling).
-  std::byte* blocks = state_->scratch_of(std::max<std::size_t>(mine * element * n, 1));
-  std::vector<std::int64_t> send_counts(n);
-  for (int r = 0; r < n; ++r)
-    send_counts[r] = static_cast<std::int64_t>(split_block(count, n, r).count);
-  const std::vector<std::int64_t> recv_counts(n, static_cast<std::int64_t>(mine));
-  translate_gloo_errors([&] {
-    with_element_size(element, [&](auto* type) {
-      using E = std::remove_pointer_t<decltype(type)>;
-      gloo::AlltoallvOptions opts(state_->context);
-      opts.setInput(typed<E>(input), send_counts);
-      opts.setOutput(reinterpret_cast<E*>(blocks), recv_counts);
-      opts.setTag(tag);
-      opts.setTimeout(timeout);
-      gloo::alltoallv(opts);
-    });
-  });
-  reduce_blocks(t, op, blocks, n, mine, output);
+  state_->reduce_own_block(input, count, t, op, tag, timeout, output);
 }
 
 void gloo_engine::broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag,

@@ -106,6 +106,45 @@ reduce_kernel typed_kernel(reduce_op op) {
   throw value_error("unknown reduce_op");
 }
 
+/// Widens `n` float16 or bfloat16 elements to float (exactly).
+void widen_to_float(dtype t, const void* in, float* out, std::size_t n) {
+  auto widen = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto* x = static_cast<const T*>(in);
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = static_cast<float>(x[i]);
+  };
+  if (t == dtype::float16)
+    widen(std::type_identity<float16>{});
+  else if (t == dtype::bfloat16)
+    widen(std::type_identity<bfloat16>{});
+  else
+    throw value_error(std::string("widen_to_float: ") + std::string(name(t)) + " is not a 16-bit float");
+}
+
+/// Rounds `n` floats to float16 or bfloat16, each divided by `divisor` first when it is not 1:
+/// one rounding to the 16-bit type per element.
+void narrow_from_float(dtype t, const float* in, void* out, std::size_t n, int divisor) {
+  auto narrow = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto* y = static_cast<T*>(out);
+    if (divisor == 1) {
+      for (std::size_t i = 0; i < n; ++i)
+        y[i] = T(in[i]);
+    } else {
+      const auto d = static_cast<float>(divisor);
+      for (std::size_t i = 0; i < n; ++i)
+        y[i] = T(in[i] / d);
+    }
+  };
+  if (t == dtype::float16)
+    narrow(std::type_identity<float16>{});
+  else if (t == dtype::bfloat16)
+    narrow(std::type_identity<bfloat16>{});
+  else
+    throw value_error(std::string("narrow_from_float: ") + std::string(name(t)) + " is not a 16-bit float");
+}
+
 /// Elements accumulated in float per tile of reduce_blocks (on the stack).
 constexpr std::size_t tile = 2048;
 
@@ -139,42 +178,6 @@ reduce_kernel kernel_for(dtype t, reduce_op op) {
     else
       return typed_kernel<T>(op);
   });
-}
-
-void widen_to_float(dtype t, const void* in, float* out, std::size_t n) {
-  auto widen = [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto* x = static_cast<const T*>(in);
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = static_cast<float>(x[i]);
-  };
-  if (t == dtype::float16)
-    widen(std::type_identity<float16>{});
-  else if (t == dtype::bfloat16)
-    widen(std::type_identity<bfloat16>{});
-  else
-    throw value_error(std::string("widen_to_float: ") + std::string(name(t)) + " is not a 16-bit float");
-}
-
-void narrow_from_float(dtype t, const float* in, void* out, std::size_t n, int divisor) {
-  auto narrow = [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* y = static_cast<T*>(out);
-    if (divisor == 1) {
-      for (std::size_t i = 0; i < n; ++i)
-        y[i] = T(in[i]);
-    } else {
-      const auto d = static_cast<float>(divisor);
-      for (std::size_t i = 0; i < n; ++i)
-        y[i] = T(in[i] / d);
-    }
-  };
-  if (t == dtype::float16)
-    narrow(std::type_identity<float16>{});
-  else if (t == dtype::bfloat16)
-    narrow(std::type_identity<bfloat16>{});
-  else
-    throw value_error(std::string("narrow_from_float: ") + std::string(name(t)) + " is not a 16-bit float");
 }
 
 void divide_in_place(dtype t, void* data, std::size_t n, int divisor) {

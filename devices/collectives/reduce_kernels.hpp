@@ -1,5 +1,5 @@
-/// The element-wise arithmetic of collectives on host buffers: the reduce functions Gloo calls, the
-/// float32 accumulation of float16/bfloat16, and the local half of reduce_scatter. Semantics are
+/// The element-wise arithmetic of collectives on host buffers: the reduce functions Gloo calls and
+/// the local half of reduce_scatter (with the float32 accumulation of float16/bfloat16). Semantics are
 /// those of am::reduce_op (devices/collectives/reduce_op.hpp).
 #pragma once
 
@@ -19,19 +19,13 @@ using reduce_kernel = void (*)(void* out, const void* a, const void* b, std::siz
 void check_reducible(dtype t, reduce_op op);
 
 /// True when `op` on `t` is computed in float32 and rounded once at the end: sums and means of
-/// float16 and bfloat16, so that results match numpy's float32 sum then cast.
+/// float16 and bfloat16, so that results match numpy's float32 sum then cast (reduce_blocks
+/// does it; no pairwise kernel exists for them).
 bool accumulates_in_float(dtype t, reduce_op op) noexcept;
 
 /// The kernel combining two buffers of `t` with `op` (sum, max or min; mean is a sum followed by
-/// divide_in_place or narrow_from_float). Not for the float-accumulated cases above.
+/// divide_in_place). Not for the float-accumulated cases above.
 reduce_kernel kernel_for(dtype t, reduce_op op);
-
-/// Widens `n` float16 or bfloat16 elements to float (exactly).
-void widen_to_float(dtype t, const void* in, float* out, std::size_t n);
-
-/// Rounds `n` floats to float16 or bfloat16 (to nearest even), each divided by `divisor` first
-/// when `divisor` is not 1 (the mean): one rounding to the 16-bit type per element.
-void narrow_from_float(dtype t, const float* in, void* out, std::size_t n, int divisor);
 
 /// Divides `n` float32 or float64 elements by `divisor` in place (the mean after a sum).
 void divide_in_place(dtype t, void* data, std::size_t n, int divisor);
