@@ -174,10 +174,10 @@ struct communicator::impl {
   void run_collective(std::string signature, mover move, const timeout_type& t) {
     const milliseconds limit = timeout_of(t);
     throw_if_broken();
-    submit_and_wait(limit, [&](std::uint64_t& step_out) {
-      step_out = ++steps;
-      const auto tag = static_cast<std::uint32_t>(step_out);
-      return operation{signature, name, step_out, processes, where(signature, name, step_out),
+    submit_and_wait(limit, [&] {
+      const std::uint64_t step = ++steps;
+      const auto tag = static_cast<std::uint32_t>(step);
+      return operation{signature, name, step, processes, where(signature, name, step),
                        [this, move, tag](milliseconds left) { move(*engine, tag, left); }};
     });
   }
@@ -189,15 +189,15 @@ struct communicator::impl {
     const std::string id = name + "/p2p/" + std::to_string(processes[from]) + "->" + std::to_string(processes[to]);
     std::vector<int> pair{processes[from], processes[to]};
     std::sort(pair.begin(), pair.end());
-    submit_and_wait(limit, [&](std::uint64_t& step_out) {
-      step_out = p2p_steps[{from, to}]++;
-      return operation{signature, id, step_out, pair, where(signature, id, step_out),
+    submit_and_wait(limit, [&] {
+      const std::uint64_t step = p2p_steps[{from, to}]++;
+      return operation{signature, id, step, pair, where(signature, id, step),
                        [this, move](milliseconds left) { move(*engine, 0, left); }};
     });
   }
 
-  /// Numbers the operation and queues it under one lock (so steps follow the worker's order), then
-  /// waits for it.
+  /// Numbers the operation (`make()`, under the lock) and queues it under the same lock, so steps
+  /// follow the worker's order, then waits for it.
   template <class Make>
   void submit_and_wait(milliseconds limit, Make make) {
     const auto deadline = clock::now() + limit;
@@ -205,8 +205,7 @@ struct communicator::impl {
     std::shared_ptr<operation> op;
     {
       std::lock_guard<std::mutex> guard(mutex);
-      std::uint64_t step = 0;
-      op = std::make_shared<operation>(make(step));
+      op = std::make_shared<operation>(make());
       worker.post([this, job, op, deadline] { execute(*job, *op, deadline); });
     }
     await(*job, *op, deadline, limit);
@@ -334,8 +333,7 @@ struct communicator::impl {
   /// Step 0: every participant agrees on the list, then Gloo connects the full mesh.
   void create() {
     const std::string signature = "create over processes " + list_text(processes);
-    submit_and_wait(timeout, [&](std::uint64_t& step_out) {
-      step_out = 0;
+    submit_and_wait(timeout, [&] {
       return operation{signature, name, 0, processes, where(signature, name, 0), [this](milliseconds left) {
                          auto created = std::make_unique<detail::gloo_engine>(
                            cluster, "am/gloo/" + name + "/", rank, static_cast<int>(processes.size()),
