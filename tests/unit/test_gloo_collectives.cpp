@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -442,7 +443,7 @@ TEST_CASE("all_gather concatenates every rank's buffer in rank order", "[collect
         note(report, compare(out, want, t, label("all_gather", t, count)));
         // In place: the input is this rank's own slot of the output.
         bytes inout(want.size());
-        std::memcpy(inout.data() + p * in.size(), in.data(), in.size());
+        std::copy(in.begin(), in.end(), inout.begin() + p * in.size());
         comm.all_gather(inout.data() + p * in.size(), inout.data(), count, t);
         note(report, compare(inout, want, t, label("all_gather", t, count) + " in place"));
       }
@@ -534,7 +535,7 @@ TEST_CASE("all_to_all sends block j to rank j", "[collectives][gloo]") {
         bytes want(count * element);
         for (int r = 0; r < n; ++r) {
           const bytes theirs = input_of(t, r, count, seed);
-          std::memcpy(want.data() + r * block, theirs.data() + p * block, block);
+          std::copy_n(theirs.begin() + p * block, block, want.begin() + r * block);
         }
         const bytes in = input_of(t, p, count, seed);
         bytes out(in.size());
