@@ -94,7 +94,8 @@ public:
   std::string broken_reason() const;
 
   /// Every rank's `count` elements combined with `op`; every rank receives the result.
-  /// `input` may equal `output`. Mean needs a floating dtype and bool has no sum (see reduce_op).
+  /// `input` may equal `output` (they must not otherwise overlap). Mean needs a floating dtype and
+  /// bool has no sum (see reduce_op).
   void all_reduce(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
                   timeout_type timeout = {});
 
@@ -106,7 +107,8 @@ public:
   /// The `count` elements of every rank combined with `op`, split into size() blocks as
   /// split_block(count, size(), r) does (numpy.array_split: any count, the first count % size()
   /// blocks one element longer); rank r receives block r in `output`
-  /// (split_block(count, size(), rank()).count elements). `output` may be `input`.
+  /// (split_block(count, size(), rank()).count elements). `output` may overlap `input` (it is
+  /// written after this rank's input has been sent).
   void reduce_scatter(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
                       timeout_type timeout = {});
 

@@ -115,8 +115,8 @@ struct gloo_engine::state {
   int size = 1;
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<abortable_context> context;
-  /// Grow-only scratch of the worker thread (float32 accumulation, reduce_scatter's blocks):
-  /// reused so repeated collectives do not pay the first-touch cost of fresh pages.
+  /// Grow-only scratch of the worker thread (the blocks of the reduce-scatter step): reused so
+  /// repeated collectives do not pay the first-touch cost of fresh pages.
   std::unique_ptr<std::byte[]> scratch;
   std::size_t scratch_bytes = 0;
 
