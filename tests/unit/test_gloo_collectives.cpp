@@ -668,7 +668,7 @@ TEST_CASE("a rank that never arrives: the others time out naming it, then refuse
 TEST_CASE("ranks that issue different collectives all get a desync error naming who issued what",
           "[collectives][gloo]") {
   am::test::local_cluster cluster(3);
-  std::vector<bool> broken(3, false);
+  std::vector<int> broken(3, 0); // not vector<bool>: each thread writes its own element
   auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report&) {
     auto comm = join(cluster, p, first_processes(3), "desync");
     std::vector<float> in(8, 1.0f), out(24);
