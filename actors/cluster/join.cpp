@@ -15,6 +15,9 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -49,6 +52,21 @@ void publish_supervisor(caf::actor_system& system, const caf::actor& supervisor,
       s.tls ? " (mutual TLS)" : "");
 }
 
+/// What a refused connection most likely means (CAF's error names no reason), or "".
+std::string connect_hint(const join_settings& s, const std::string& error) {
+  bool closed = error.find("disconnect_during_handshake") != std::string::npos;
+  if (closed && s.tls)
+    return " (the connection was closed during the handshake: with mutual TLS, the coordinator refused this "
+           "process's certificate or this process refused the coordinator's, and both must be signed by the CA "
+           "each side gives as AM_TLS_CA; or the coordinator may not use TLS)";
+  if (closed)
+    return " (the connection was closed during the handshake: the coordinator may require mutual TLS, "
+           "AM_TLS_CERTIFICATE, AM_TLS_KEY and AM_TLS_CA)";
+  if (s.tls && error == "system_error(cannot_connect_to_node)")
+    return " (the TLS handshake failed: the coordinator may not use TLS)";
+  return {};
+}
+
 /// Connects to the supervisor, retrying while nothing listens yet, until `deadline`. Each attempt
 /// is bounded too: a coordinator that accepts but never answers (stopped) cannot hold the join.
 caf::actor connect_supervisor(caf::actor_system& system, const join_settings& s,
@@ -69,14 +87,37 @@ caf::actor connect_supervisor(caf::actor_system& system, const join_settings& s,
           if (!found)
             last_error = "nothing is published at that port";
         },
-        [&](const caf::error& err) { last_error = system.render(err); });
+        [&](const caf::error& err) {
+          // The deadline may cut the last attempt short: keep the reason an earlier one gave.
+          if (err != caf::sec::request_timeout || last_error == "no attempt made")
+            last_error = system.render(err);
+        });
     if (found)
       return found;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   throw timeout_error("Process " + std::to_string(s.process) + " could not reach the coordinator at "
                       + endpoint_text(s) + " within " + std::to_string(s.join_timeout.count())
-                      + " ms (the join timeout): " + last_error);
+                      + " ms (the join timeout): " + last_error + connect_hint(s, last_error));
+}
+
+/// Refuses a TLS file that cannot be read or holds no PEM block of its kind: CAF's OpenSSL module
+/// loads the files only when the first connection is made, and then throws from its multiplexer
+/// thread ("cannot load certificate"), which aborts the process. Reads at most 1 MiB. An empty path
+/// is left to CAF (the runtime's options give all three files or none).
+void check_tls_file(const std::string& path, const char* what, const char* option, const char* marker) {
+  if (path.empty())
+    return;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw value_error(std::string("mutual TLS: the ") + what + " file '" + path + "' (" + option
+                      + ") cannot be read: " + std::strerror(errno));
+  std::string text(1 << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.find(marker) == std::string::npos)
+    throw value_error(std::string("mutual TLS: the ") + what + " file '" + path + "' (" + option
+                      + ") holds no PEM " + what + " (no line with '" + marker + "')");
 }
 
 } // namespace
@@ -101,6 +142,9 @@ void configure_cluster_modules(caf::actor_system_config& cfg, const join_setting
   cfg.set("middleman.enable-automatic-connections", false);
   cfg.set("middleman.workers", static_cast<size_t>(0));
   if (s.tls) {
+    check_tls_file(tls_certificate, "certificate", "AM_TLS_CERTIFICATE, --am-tls-certificate", "-----BEGIN CERTIFICATE-----");
+    check_tls_file(tls_key, "private key", "AM_TLS_KEY, --am-tls-key", "PRIVATE KEY-----");
+    check_tls_file(tls_ca, "CA certificate", "AM_TLS_CA, --am-tls-ca", "-----BEGIN CERTIFICATE-----");
     cfg.load<caf::openssl::manager>();
     cfg.set("openssl.certificate", tls_certificate);
     cfg.set("openssl.key", tls_key);
