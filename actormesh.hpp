@@ -23,6 +23,7 @@
 #include "sharding/host_array.hpp"
 #include "sharding/host_array_print.hpp"
 #include "sharding/jit.hpp"
+#include "sharding/make_array.hpp"
 #include "sharding/mesh.hpp"
 #include "sharding/named_sharding.hpp"
 #include "sharding/ops.hpp"

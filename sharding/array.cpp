@@ -2,6 +2,8 @@
 
 #include "actors/errors.hpp"
 #include "devices/calls.hpp"
+#include "devices/runtime.hpp"
+#include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/block_copy.hpp"
 #include "sharding/detail/graph.hpp"
@@ -31,19 +33,32 @@ const sharding_ptr& array::sharding() const {
 }
 
 std::vector<shard> array::addressable_shards() const {
-  return *detail::concrete_state(*this).shards();
+  auto all = detail::concrete_state(*this).shards();
+  std::vector<shard> mine;
+  mine.reserve(all->size());
+  for (auto& s : *all)
+    if (detail::is_addressable(s.device))
+      mine.push_back(s);
+  return mine;
+}
+
+bool array::is_fully_addressable() const {
+  return sharding()->is_fully_addressable(process_index());
 }
 
 void array::block_until_ready() const {
   auto shards = detail::concrete_state(*this).shards();
   for (auto& s : *shards)
-    s.data.get();
+    if (detail::is_addressable(s.device))
+      s.data.get();
 }
 
 void array::block_until_ready(std::chrono::milliseconds timeout) const {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   auto shards = detail::concrete_state(*this).shards();
   for (auto& s : *shards) {
+    if (!detail::is_addressable(s.device))
+      continue;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() < 0)
       left = std::chrono::milliseconds(0);
@@ -54,14 +69,45 @@ void array::block_until_ready(std::chrono::milliseconds timeout) const {
   }
 }
 
+namespace {
+
+/// True when every block of the array has a replica on this process's devices (a fully
+/// addressable or a fully replicated array): then to_host() needs nothing from other processes.
+bool has_every_block_here(const std::vector<shard>& shards) {
+  for (auto& s : shards) {
+    if (s.replica_id != 0)
+      continue;
+    bool here = false;
+    for (auto& r : shards)
+      here = here || (r.index == s.index && detail::is_addressable(r.device));
+    if (!here)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 host_array array::to_host() const {
   auto& st = detail::concrete_state(*this);
   auto shards = st.shards();
+  if (!has_every_block_here(*shards))
+    throw runtime_error("Fetching value for `jax.Array` that spans non-addressable (non process local) devices is "
+                        "not possible. You can use `jax.experimental.multihost_utils.process_allgather` to print "
+                        "the global array or use `.addressable_shards` method of jax.Array to inspect the "
+                        "addressable (process local) shards.");
   auto out = host_array::empty(st.shape, st.type);
   std::vector<std::pair<const shard*, future<std::vector<std::byte>>>> pending;
-  for (auto& s : *shards)
-    if (s.replica_id == 0)
+  // One addressable replica of each block (the first one, replica 0, in local mode).
+  for (auto& s : *shards) {
+    if (!detail::is_addressable(s.device))
+      continue;
+    bool first_here = true;
+    for (auto& other : pending)
+      first_here = first_here && !(other.first->index == s.index);
+    if (first_here)
       pending.emplace_back(&s, fetch(s.device, s.data));
+  }
   for (auto& [s, bytes] : pending)
     detail::copy_block_in(out, s->index, bytes.get());
   return out;
@@ -103,11 +149,31 @@ array device_put(const host_array& data, const sharding_ptr& s) {
   st->layout = s;
   std::vector<shard> shards;
   for (auto& pl : s->shard_placements(data.shape())) {
+    if (!detail::is_addressable(pl.device)) { // multi-controller: that process puts its own part
+      shards.push_back({pl.device, pl.index, pl.replica_id, detail::remote_shard(pl.device)});
+      continue;
+    }
     auto bytes = detail::copy_block_out(data, pl.index);
     auto fut = upload(pl.device, std::move(bytes), {data.dtype(), detail::extents(pl.index)});
     shards.push_back({pl.device, pl.index, pl.replica_id, std::move(fut)});
   }
   st->set_shards(std::move(shards));
+  return array(std::move(st));
+}
+
+array shard_data(const array& x, const shard& s) {
+  auto& from = detail::concrete_state(x);
+  if (!detail::is_addressable(s.device))
+    throw value_error("shard_data: the shard on " + am::to_string(s.device) + " is not addressable from process "
+                      + std::to_string(process_index()));
+  auto st = std::make_shared<detail::array_state>();
+  st->shape = detail::extents(s.index);
+  st->type = from.type;
+  st->layout = make_single_device_sharding(s.device);
+  shard_index whole;
+  for (auto n : st->shape)
+    whole.push_back({0, n});
+  st->set_shards({shard{s.device, whole, 0, s.data}});
   return array(std::move(st));
 }
 

@@ -55,13 +55,20 @@ public:
   /// array may be deleted by another thread while the caller looks at it.
   std::vector<shard> addressable_shards() const;
 
-  /// Waits until every shard has been computed; rethrows the first error a device reported.
+  /// True when every device of the sharding belongs to this process (always in local mode):
+  /// only then can to_host() fetch the whole array.
+  bool is_fully_addressable() const;
+
+  /// Waits until every shard of this process has been computed; rethrows the first error a
+  /// device reported.
   void block_until_ready() const;
 
   /// Like block_until_ready, but throws am::timeout_error after `timeout`.
   void block_until_ready(std::chrono::milliseconds timeout) const;
 
-  /// Copies the whole array to the host (waits for the shards).
+  /// Copies the whole array to the host (waits for the shards). In a cluster every block must have
+  /// a copy on this process's devices (a fully addressable or a fully replicated array, as in JAX);
+  /// otherwise it throws am::runtime_error with JAX's wording.
   host_array to_host() const;
 
   /// Frees the shards now (JAX's `x.delete()`); later use raises "Array has been deleted".
@@ -91,7 +98,14 @@ private:
   std::shared_ptr<detail::array_state> state_;
 };
 
-/// Places host data on devices as laid out by `s`: each device receives only its block.
+/// The single-device array holding one shard's data (JAX's `shard.data`): shares the shard's
+/// buffer, so `shard_data(x, s).to_host()` copies only that block. The shard must be one of x's
+/// addressable shards.
+array shard_data(const array& x, const shard& s);
+
+/// Places host data on devices as laid out by `s`: each device receives only its block. In a
+/// cluster, each process places only its own devices' blocks (every process passes the same data,
+/// as in JAX).
 array device_put(const host_array& data, const sharding_ptr& s);
 
 /// Places host data on one device.

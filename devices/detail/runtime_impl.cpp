@@ -24,6 +24,10 @@
 #include <mutex>
 #include <thread>
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 namespace am::detail {
 
 namespace {
@@ -68,6 +72,30 @@ std::vector<device> local_device_list(const resolved_options& opts, const gpu_re
   return out;
 }
 
+/// The local address of the interface that routes to `host` (a UDP socket "connected" there sends
+/// nothing; the kernel only picks the route). Falls back to `host` itself.
+std::string local_address_towards(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
+    return host;
+  std::string out = host;
+  int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    char text[INET6_ADDRSTRLEN] = {};
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0
+        && ::getnameinfo(reinterpret_cast<sockaddr*>(&local), len, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0)
+      out = text;
+  }
+  if (fd >= 0)
+    ::close(fd);
+  freeaddrinfo(found);
+  return out;
+}
+
 join_settings make_join_settings(const resolved_options& opts, const gpu_report& gpus) {
   join_settings s;
   s.networked = opts.clustered();
@@ -100,6 +128,10 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   system_ = std::make_unique<caf::actor_system>(caf_config_);
   // Join first: the directory gives every device its global id (by process, then local order).
   membership_ = join_cluster(*system_, join);
+  if (join.networked)
+    data_plane_address_ = options_.listen_address != join.coordinator_host
+                              ? options_.listen_address // given for this process
+                              : local_address_towards(join.coordinator_host, join.coordinator_port);
   for (auto& dev : membership_.client->directory().devices) {
     if (dev.process_index != options_.process_id) {
       endpoints_.push_back({dev, nullptr, 0}); // another process's device: no actor here
@@ -200,6 +232,17 @@ void runtime_impl::stop() {
   }
   // A distributed shutdown: this process stays (its actors still serve) until every process has
   // stopped or failed, or the shutdown timeout passes.
+  // Services of the floors above (shard transfers) end first, while the other processes are
+  // still there to finish what they exchange with this one.
+  {
+    std::vector<std::pair<std::string, std::shared_ptr<void>>> services;
+    {
+      std::lock_guard<std::mutex> guard(services_mutex_);
+      services.swap(services_);
+    }
+    while (!services.empty())
+      services.pop_back(); // newest first
+  }
   if (options_.clustered())
     membership_.client->leave(options_.shutdown_timeout);
   for (auto& ep : endpoints_)
@@ -215,6 +258,19 @@ void runtime_impl::stop() {
   membership_.client->close("The actormesh runtime has stopped");
   stopped_ = true;
   log(log_level::info, "runtime stopped");
+}
+
+std::shared_ptr<void> runtime_impl::service(const std::string& name,
+                                            const std::function<std::shared_ptr<void>()>& make) {
+  std::lock_guard<std::mutex> guard(services_mutex_);
+  for (auto& [key, value] : services_)
+    if (key == name)
+      return value;
+  if (stop_->raised())
+    throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
+  auto made = make();
+  services_.emplace_back(name, made);
+  return made;
 }
 
 void runtime_impl::register_outbox(const std::shared_ptr<device_outbox>& box) {

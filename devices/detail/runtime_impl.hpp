@@ -20,6 +20,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace am::detail {
@@ -78,6 +80,16 @@ public:
   /// This process's index in the cluster.
   int process_index() const noexcept { return options_.process_id; }
 
+  /// The local interface address the data plane (collective engines) binds: the listen address
+  /// when one was given, else the address this host uses to reach the coordinator (127.0.0.1 for
+  /// a loopback coordinator and in local mode).
+  const std::string& data_plane_address() const noexcept { return data_plane_address_; }
+
+  /// A service of a floor above devices/ that lives as long as this runtime (for example the
+  /// shard transfers between processes): created by `make` on first use, destroyed when the
+  /// runtime stops (after the distributed leave, before the actors go).
+  std::shared_ptr<void> service(const std::string& name, const std::function<std::shared_ptr<void>()>& make);
+
   /// Remembers a caller's outbox to one of this runtime's devices, to close it when the runtime
   /// stops: calls still queued there then fail instead of waiting forever.
   void register_outbox(const std::shared_ptr<device_outbox>& box);
@@ -121,6 +133,9 @@ private:
   caf::actor host_;
   std::uint64_t host_lane_key_ = 0;
   cluster_membership membership_;
+  std::string data_plane_address_ = "127.0.0.1";
+  std::mutex services_mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<void>>> services_; ///< in creation order
   std::shared_ptr<stop_signal> stop_ = std::make_shared<stop_signal>();
   std::atomic<int> calls_in_progress_{0}; ///< call_guards held now
   std::mutex stop_mutex_;                 ///< serializes stop()

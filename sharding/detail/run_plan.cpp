@@ -1,11 +1,25 @@
 #include "actors/errors.hpp"
 #include "devices/calls.hpp"
+#include "sharding/detail/addressable.hpp"
+#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime.hpp"
 #include "sharding/detail/array_state.hpp"
+#include "sharding/detail/block_copy.hpp"
+#include "sharding/detail/shard_transfers.hpp"
 #include "sharding/detail/trace.hpp"
 
+#include <map>
+#include <memory>
 #include <sstream>
+#include <tuple>
 
 namespace am::detail {
+
+namespace {
+/// Values moved between processes in one plan run: (from an argument?, index, position, consumer
+/// process) -> the received shard (empty on the sending side).
+using cross_process_values = std::map<std::tuple<bool, int, int, int>, shard_future>;
+} // namespace
 
 std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
   // Each argument's shards are taken once: a concurrent delete_ cannot change them under us.
@@ -18,13 +32,56 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
       return (*arguments[static_cast<std::size_t>(b.index)])[static_cast<std::size_t>(b.position)].data;
     return produced[static_cast<std::size_t>(b.index)][static_cast<std::size_t>(b.position)];
   };
+  // Where each value lives: an argument shard's device, or the device of the call producing it.
+  auto device_of = [&](const value_binding& b) -> const device& {
+    if (b.from == value_binding::source::argument)
+      return (*arguments[static_cast<std::size_t>(b.index)])[static_cast<std::size_t>(b.position)].device;
+    return p.calls[static_cast<std::size_t>(b.index)].dev;
+  };
+  // Multi-controller: every process runs the same plan and issues only its own devices' calls;
+  // another process's outputs are placeholders here. A value that one process computes and another
+  // consumes is sent by the first and received by the second: both walk the plan in the same
+  // order, so both issue the same transfers in the same order.
+  int me = process_index();
+  std::unique_ptr<cross_process_values> moved;
+  auto needs_transfer = [&](const value_binding& b, const device& consumer) {
+    return device_of(b).process_index != consumer.process_index;
+  };
+  auto transfer = [&](const value_binding& b, const device& consumer, const value_type& type,
+                      const std::vector<std::vector<shard_future>>& done) -> shard_future {
+    if (!moved)
+      moved = std::make_unique<cross_process_values>();
+    auto& producer = device_of(b);
+    auto key = std::make_tuple(b.from == value_binding::source::argument, b.index, b.position, consumer.process_index);
+    auto [it, fresh] = moved->emplace(key, shard_future{});
+    if (!fresh)
+      return it->second;
+    if (producer.process_index == me)
+      shard_transfers::of(*current_runtime())->send(producer, resolve(b, done), consumer.process_index);
+    else if (consumer.process_index == me)
+      it->second = shard_transfers::of(*current_runtime())->receive(producer.process_index, consumer, type);
+    return it->second;
+  };
   std::vector<std::vector<shard_future>> produced(p.calls.size());
   for (std::size_t c = 0; c < p.calls.size(); ++c) {
     auto& call = p.calls[c];
+    std::vector<value_type> types;
     std::vector<shard_future> inputs;
     inputs.reserve(call.inputs.size());
-    for (auto& b : call.inputs)
-      inputs.push_back(resolve(b, produced));
+    for (std::size_t k = 0; k < call.inputs.size(); ++k) {
+      auto& b = call.inputs[k];
+      if (needs_transfer(b, call.dev)) {
+        if (types.empty())
+          types = call.code->input_types();
+        inputs.push_back(transfer(b, call.dev, types[k], produced));
+      } else if (is_addressable(call.dev)) {
+        inputs.push_back(resolve(b, produced));
+      }
+    }
+    if (!is_addressable(call.dev)) {
+      produced[c].assign(call.code->outputs.size(), remote_shard(call.dev));
+      continue;
+    }
     produced[c] = execute(call.dev, call.code, std::move(inputs));
   }
   std::vector<array> outputs;
@@ -36,8 +93,16 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
     s->layout = o.layout;
     std::vector<shard> shards;
     shards.reserve(o.shards.size());
-    for (auto& sh : o.shards)
-      shards.push_back({sh.dev, sh.index, sh.replica_id, resolve(sh.data, produced)});
+    for (auto& sh : o.shards) {
+      shard_future data;
+      if (needs_transfer(sh.data, sh.dev))
+        data = transfer(sh.data, sh.dev, {o.type, extents(sh.index)}, produced);
+      else if (is_addressable(sh.dev))
+        data = resolve(sh.data, produced);
+      if (!is_addressable(sh.dev))
+        data = remote_shard(sh.dev);
+      shards.push_back({sh.dev, sh.index, sh.replica_id, std::move(data)});
+    }
     s->set_shards(std::move(shards));
     outputs.emplace_back(std::move(s));
   }

@@ -1,6 +1,7 @@
 // The cluster with real processes on loopback: joining, the device directory, barriers, the store,
 // desync errors, failures (kill -9, SIGSTOP, the coordinator killed), refused peers and garbage on
 // the coordinator's port. Each process runs tests/programs/cluster_probe.cpp.
+#include "support/process.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -247,4 +248,81 @@ TEST_CASE("garbage and oversized frames on the coordinator's port leave it servi
     CHECK(group[p].output().find("still serving") != std::string::npos);
     CHECK(group[p].status == 0);
   }
+}
+
+TEST_CASE("a global array over every process: local jit, cross-process sum and resharding", "[integration][cluster]") {
+  for (int n : {2, 4}) {
+    process_group group;
+    start_cluster(group, n, {"arrays"});
+    REQUIRE(group.wait(60s));
+    INFO(group.all_output());
+    for (std::size_t p = 0; p < static_cast<std::size_t>(n); ++p) {
+      auto out = group[p].output();
+      CHECK(group[p].status == 0);
+      CHECK(out.find("fully addressable: no") != std::string::npos);
+      CHECK(out.find("local shards of jit: ok") != std::string::npos);
+      CHECK(out.find("error runtime_error: Fetching value for `jax.Array` that spans non-addressable (non process "
+                     "local) devices is not possible.")
+            != std::string::npos);
+      CHECK(out.find("sum: 16384.0") != std::string::npos);            // sum of 2k+1 for k < 128
+      CHECK(out.find("replicated[15, 7]: [[255.]]") != std::string::npos); // 2*127+1, from another process
+    }
+  }
+}
+
+TEST_CASE("actormesh launch runs a cluster program with prefixed output", "[integration][cluster]") {
+  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 3 --cpu-devices 1 -- " + probe + " join", 60);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  for (int p = 0; p < 3; ++p) {
+    CHECK(r.output.find("[" + std::to_string(p) + "] process " + std::to_string(p) + " of 3") != std::string::npos);
+    CHECK(r.output.find("[" + std::to_string(p) + "] devices: CpuDevice(id=0)@0 CpuDevice(id=1)@1 CpuDevice(id=2)@2")
+          != std::string::npos);
+    CHECK(r.output.find("[" + std::to_string(p) + "] barrier passed") != std::string::npos);
+  }
+}
+
+TEST_CASE("actormesh launch stops the cluster when one process is killed", "[integration][cluster]") {
+  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 3 --cpu-devices 1 --grace 2 -- " + probe
+                                      + " die-in-barrier 1 9",
+                                    60);
+  INFO(r.output);
+  CHECK(r.status == 137);
+  CHECK(r.output.find("actormesh launch: process 1 was killed by signal 9") != std::string::npos);
+}
+
+TEST_CASE("Slurm's variables alone make a cluster", "[integration][cluster]") {
+  process_group group;
+  int port = free_loopback_port();
+  for (int p = 0; p < 2; ++p)
+    group.start({probe, "join"}, {{"SLURM_PROCID", std::to_string(p)},
+                                  {"SLURM_NTASKS", "2"},
+                                  {"SLURM_STEP_NODELIST", "localhost"},
+                                  {"SLURM_JOB_ID", "4242"},
+                                  {"AM_COORDINATOR_PORT", std::to_string(port)},
+                                  {"AM_CPU_DEVICES", "1"},
+                                  {"AM_LOG", "error"}});
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 2; ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("devices: CpuDevice(id=0)@0 CpuDevice(id=1)@1") != std::string::npos);
+  }
+}
+
+TEST_CASE("Open MPI's variables alone make a cluster (mpirun, when installed)", "[integration][cluster]") {
+  if (am::testing::run_command("sh -c 'command -v mpirun'", 10).status != 0) {
+    WARN("skipped: mpirun is not installed");
+    return;
+  }
+  int port = free_loopback_port();
+  // mpirun sets OMPI_COMM_WORLD_RANK/SIZE; the coordinator stays on loopback through AM_COORDINATOR.
+  auto r = am::testing::run_command("mpirun --allow-run-as-root --oversubscribe -np 2 -x AM_COORDINATOR=127.0.0.1:"
+                                      + std::to_string(port) + " -x AM_CPU_DEVICES=1 -x AM_LOG=error " + probe + " join",
+                                    60);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("process 0 of 2") != std::string::npos);
+  CHECK(r.output.find("process 1 of 2") != std::string::npos);
+  CHECK(r.output.find("devices: CpuDevice(id=0)@0 CpuDevice(id=1)@1") != std::string::npos);
 }

@@ -10,6 +10,7 @@
 //   cluster_probe announce VERSION P      process P announces another build version at join
 //   cluster_probe serve-after-garbage     process 0 sends garbage to the coordinator port first
 //   cluster_probe barriers N              N barriers in a row (ordering and reuse of names)
+//   cluster_probe store-round-trips N     process 1 reads a key N times (one round trip each)
 #include "actormesh.hpp"
 #include "actors/cluster/join.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -48,6 +49,8 @@ void report(const std::exception& e) {
     kind = "timeout_error";
   else if (dynamic_cast<const am::value_error*>(&e))
     kind = "value_error";
+  else if (dynamic_cast<const am::runtime_error*>(&e))
+    kind = "runtime_error";
   say(std::string("error ") + kind + ": " + e.what());
 }
 
@@ -82,6 +85,13 @@ void send_garbage(int port) {
   std::string ff(1 << 20, '\xff');
   sent += send_raw(port, ff) ? 1 : 0;
   say("garbage connections sent: " + std::to_string(sent));
+}
+
+std::vector<am::host_array::slice_spec> slices_of(const am::shard_index& block) {
+  std::vector<am::host_array::slice_spec> out;
+  for (auto& r : block)
+    out.push_back({r.start, r.stop, 1});
+  return out;
 }
 
 int coordinator_port() {
@@ -191,6 +201,51 @@ int run(int argc, char** argv) {
       am::distributed::wait_at_barrier("loop", 10s);
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now() - start).count();
     say("barriers: " + std::to_string(count) + " in us: " + std::to_string(us));
+  } else if (scenario == "arrays") {
+    // A global (16, 8) array over every device of every process, built from a callback per block;
+    // an elementwise jit runs each process's shards; a reduction and a resharding move bytes
+    // between processes.
+    am::mesh m(am::create_device_mesh({static_cast<std::int64_t>(am::device_count())}, am::devices()), {"x"});
+    auto sharding = am::make_named_sharding(m, am::P("x"));
+    auto global = am::host_array::arange(16 * 8, am::dtype::float32).reshape({16, 8});
+    auto x = am::make_array_from_callback({16, 8}, sharding, [&](const am::shard_index& block) {
+      return global.slice(slices_of(block));
+    });
+    say("fully addressable: " + std::string(x.is_fully_addressable() ? "yes" : "no"));
+    auto f = am::jit([](const am::array& a) { return a * 2.0 + 1.0; });
+    auto y = f(x);
+    bool ok = true;
+    for (auto& s : y.addressable_shards()) {
+      auto piece = am::shard_data(y, s).to_host();
+      auto want = global.slice(slices_of(s.index));
+      for (std::int64_t k = 0; k < piece.size(); ++k)
+        ok = ok && piece.data<float>()[k] == want.data<float>()[k] * 2.0f + 1.0f;
+    }
+    say(std::string("local shards of jit: ") + (ok ? "ok" : "WRONG"));
+    try {
+      y.to_host();
+    } catch (const std::exception& e) {
+      report(e);
+    }
+    auto total = am::sum(y).to_host();
+    say("sum: " + am::to_string(total));
+    auto replicated = am::device_put(y, am::make_named_sharding(m, am::P()));
+    say("replicated[15, 7]: " + am::to_string(replicated.to_host().slice({{15, 16, 1}, {7, 8, 1}})));
+    am::distributed::wait_at_barrier("arrays done", 30s);
+  } else if (scenario == "store-round-trips") {
+    // Process 1 reads a key N times: one request and answer each, the client's round trip.
+    int count = std::atoi(argv[2]);
+    if (me == 0)
+      am::distributed::key_value_set("rt", "x");
+    am::distributed::wait_at_barrier("set", 10s);
+    if (me == 1) {
+      auto start = clock_type::now();
+      for (int k = 0; k < count; ++k)
+        am::distributed::blocking_key_value_get("rt", 10s);
+      auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now() - start).count();
+      say("round trips: " + std::to_string(count) + " in us: " + std::to_string(us));
+    }
+    am::distributed::wait_at_barrier("done", 60s);
   } else {
     say("unknown scenario " + scenario);
     return 3;

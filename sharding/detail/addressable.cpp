@@ -1,0 +1,19 @@
+#include "sharding/detail/addressable.hpp"
+
+#include "actors/errors.hpp"
+#include "devices/runtime.hpp"
+
+namespace am::detail {
+
+bool is_addressable(const device& d) { return d.process_index == process_index(); }
+
+shard_future remote_shard(const device& d) {
+  promise<buffer_ref> p;
+  p.set_error(std::make_exception_ptr(runtime_error(
+    "The shard on " + to_string(d) + " lives in process " + std::to_string(d.process_index)
+    + " and is not addressable from process " + std::to_string(process_index())
+    + ": use addressable_shards() for this process's part")));
+  return p.get_future();
+}
+
+} // namespace am::detail

@@ -1,0 +1,18 @@
+/// Which devices this process can run work on (multi-controller: its own), and what stands in for
+/// another process's shard here.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/device_info.hpp"
+
+namespace am::detail {
+
+/// True when `d` belongs to this process (always, in local mode).
+bool is_addressable(const device& d);
+
+/// The shard future of another process's device: failed with an error that says the data lives
+/// in that process. Work on this process never waits on it; a use that needs its data fails
+/// with that error instead of hanging.
+shard_future remote_shard(const device& d);
+
+} // namespace am::detail

@@ -1,0 +1,143 @@
+#include "sharding/detail/shard_transfers.hpp"
+
+#include "actors/detail/log.hpp"
+#include "actors/errors.hpp"
+#include "devices/calls.hpp"
+#include "devices/collectives/communicator.hpp"
+#include "devices/detail/runtime_impl.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace am::detail {
+
+/// One direction (process `source` to process `target`): its communicator, created by the worker
+/// on its first task (creation is collective with the peer, which does the same), and the worker
+/// that runs the direction's tasks in order.
+struct shard_transfers::lane {
+  runtime_impl& rt;
+  int source = 0;
+  int target = 0;
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::function<void(communicator&, int peer_rank)>> tasks;
+  bool stopping = false;
+  std::thread worker;
+
+  lane(runtime_impl& runtime, int from, int to) : rt(runtime), source(from), target(to) {
+    worker = std::thread([this] { run(); });
+  }
+
+  ~lane() {
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    worker.join();
+  }
+
+  void post(std::function<void(communicator&, int)> task) {
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      tasks.push_back(std::move(task));
+    }
+    wake.notify_one();
+  }
+
+  void run() {
+    std::unique_ptr<communicator> comm;
+    std::vector<int> processes{std::min(source, target), std::max(source, target)};
+    int me = rt.process_index();
+    int peer_rank = processes[0] == me ? 1 : 0;
+    while (true) {
+      std::function<void(communicator&, int)> task;
+      {
+        std::unique_lock<std::mutex> guard(mutex);
+        wake.wait(guard, [&] { return stopping || !tasks.empty(); });
+        if (tasks.empty())
+          return; // stopping: dropped tasks fail their promises as they are destroyed
+        task = std::move(tasks.front());
+        tasks.pop_front();
+      }
+      try {
+        if (!comm)
+          comm = std::make_unique<communicator>(rt.cluster(), processes,
+                                                "am.shards." + std::to_string(source) + ">" + std::to_string(target),
+                                                rt.data_plane_address(), rt.config().collective_timeout);
+        task(*comm, peer_rank);
+      } catch (const std::exception& e) {
+        // The task reports its own failure; this catches the communicator's creation failing.
+        log(log_level::warning, "shard transfer {} -> {} failed: {}", source, target, e.what());
+      }
+    }
+  }
+};
+
+struct shard_transfers::impl {
+  explicit impl(runtime_impl& r) : rt(r) {}
+  runtime_impl& rt;
+  std::mutex mutex;
+  std::map<std::pair<int, int>, std::unique_ptr<lane>> lanes;
+
+  lane& lane_for(int from, int to) {
+    std::lock_guard<std::mutex> guard(mutex);
+    auto& l = lanes[{from, to}];
+    if (!l)
+      l = std::make_unique<lane>(rt, from, to);
+    return *l;
+  }
+};
+
+std::shared_ptr<shard_transfers> shard_transfers::of(runtime_impl& rt) {
+  auto svc = rt.service("shard_transfers", [&rt] { return std::make_shared<shard_transfers>(rt); });
+  return std::static_pointer_cast<shard_transfers>(svc);
+}
+
+shard_transfers::shard_transfers(runtime_impl& rt) : impl_(std::make_unique<impl>(rt)) {}
+
+shard_transfers::~shard_transfers() = default;
+
+void shard_transfers::send(const device& from, shard_future value, int to) {
+  auto& l = impl_->lane_for(impl_->rt.process_index(), to);
+  l.post([from, value, to](communicator& comm, int peer) {
+    try {
+      auto bytes = fetch(from, value).get();
+      comm.send(bytes.data(), bytes.size(), dtype::uint8, peer);
+    } catch (const std::exception& e) {
+      // The receiving process sees its own error (the send never comes, or the transfer broke).
+      log(log_level::warning, "sending a shard of {} to process {} failed: {}", to_string(from), to, e.what());
+      throw;
+    }
+  });
+}
+
+
+shard_future shard_transfers::receive(int from, const device& to, value_type type) {
+  promise<buffer_ref> result;
+  auto out = result.get_future();
+  auto& l = impl_->lane_for(from, impl_->rt.process_index());
+  l.post([result, to, type](communicator& comm, int peer) {
+    try {
+      std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape)) * size_of(type.dtype));
+      comm.recv(bytes.data(), bytes.size(), dtype::uint8, peer);
+      auto uploaded = upload(to, std::move(bytes), type);
+      uploaded.on_ready([result, uploaded] {
+        try {
+          result.set_value(uploaded.get());
+        } catch (...) {
+          result.set_error(std::current_exception());
+        }
+      });
+    } catch (...) {
+      result.set_error(std::current_exception());
+    }
+  });
+  return out;
+}
+
+} // namespace am::detail

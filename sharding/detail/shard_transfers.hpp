@@ -1,0 +1,43 @@
+/// Moving shards between processes (multi-controller): when a plan needs a value computed on
+/// another process's device, the producing process sends it and the consuming process receives
+/// it onto its device. Both run the same plan, so both issue the same transfers in the same order;
+/// the bytes go through the collectives engine (Gloo send/recv over one two-process communicator
+/// per direction), on a worker thread per direction, never on a user thread or an actor's handler.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/device_info.hpp"
+#include "actors/program.hpp"
+
+#include <memory>
+
+namespace am::detail {
+
+class runtime_impl;
+
+/// The transfers of one runtime. Thread-safe; the transfers of one direction run in the order they
+/// were issued, which must be the same order on both processes (one program order, as in JAX).
+class shard_transfers {
+public:
+  /// The runtime's transfer service (created on first use).
+  static std::shared_ptr<shard_transfers> of(runtime_impl& rt);
+
+  explicit shard_transfers(runtime_impl& rt);
+  ~shard_transfers();
+
+  shard_transfers(const shard_transfers&) = delete;
+  shard_transfers& operator=(const shard_transfers&) = delete;
+
+  /// Sends `value` (a shard of local device `from`) to process `to` once it is computed.
+  void send(const device& from, shard_future value, int to);
+
+  /// A shard on local device `to` holding the value process `from` sends next (of type `type`).
+  shard_future receive(int from, const device& to, value_type type);
+
+private:
+  struct lane;
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace am::detail
