@@ -370,12 +370,12 @@ TEST_CASE("intruders without a certificate of the cluster's CA are refused and n
   cluster.require_served();
 }
 
-// Fails with Debian's CAF 0.17.6 unless actormesh clears OpenSSL's error queue itself: CAF's OpenSSL
-// session never clears it, so the error a refused handshake leaves on the coordinator's I/O thread
-// makes the next SSL_read of a member's healthy connection that has to wait for data look fatal,
-// and CAF drops that member (doc/multihost_security.md, "Pitfalls"). One garbage connection is
-// enough. Remove [!mayfail] when the workaround is in the library.
-TEST_CASE("a running TLS cluster keeps its members while intruders are refused", "[integration][cluster][tls][!mayfail]") {
+// Failed with Debian's CAF 0.17.6 before actormesh cleared OpenSSL's error queue itself
+// (actors/cluster/openssl_error_queue.cpp): CAF's OpenSSL session never clears it, so the error a
+// refused handshake leaves on the coordinator's I/O thread made the next SSL_read of a member's
+// healthy connection that has to wait for data look fatal, and CAF dropped that member
+// (doc/multihost_security.md, "Pitfalls"). One garbage connection was enough.
+TEST_CASE("a running TLS cluster keeps its members while intruders are refused", "[integration][cluster][tls]") {
   require_openssl();
   tls_certificates certs(2);
   int port = am::testing::free_loopback_port();
