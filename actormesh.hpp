@@ -12,6 +12,7 @@
 #include "actors/lane.hpp"
 #include "actors/program.hpp"
 #include "devices/calls.hpp"
+#include "devices/collectives/world.hpp"
 #include "devices/discovery.hpp"
 #include "devices/distributed.hpp"
 #include "devices/memory.hpp"

@@ -326,3 +326,23 @@ TEST_CASE("Open MPI's variables alone make a cluster (mpirun, when installed)", 
   CHECK(r.output.find("process 1 of 2") != std::string::npos);
   CHECK(r.output.find("devices: CpuDevice(id=0)@0 CpuDevice(id=1)@1") != std::string::npos);
 }
+
+TEST_CASE("the cluster tour runs under actormesh launch -n 4 --cpu-devices 2", "[integration][cluster]") {
+  auto tour = std::string(AM_BINARY_DIR) + "/demos/cluster_tour";
+  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 4 --cpu-devices 2 -- " + tour, 120);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("[0] The cluster: 4 processes, 8 devices") != std::string::npos);
+  CHECK(r.output.find("[0]   CpuDevice(id=7)  process 3") != std::string::npos);
+  CHECK(r.output.find("[0] x = Array(float32[8192,8192], sharding=NamedSharding(mesh=Mesh('x': 4, 'y': 2), "
+                      "spec=P('x', 'y')))")
+        != std::string::npos);
+  CHECK(r.output.find("[0] │  CPU 6   │  CPU 7   │") != std::string::npos);
+  for (int p = 0; p < 4; ++p) {
+    auto tag = "[" + std::to_string(p) + "] process " + std::to_string(p);
+    CHECK(r.output.find(tag + " ran complex_computation on its shards") != std::string::npos);
+    CHECK(r.output.find(tag + ": all-reduced sum 134171168.0") != std::string::npos);
+    CHECK(r.output.find(tag + " passed the barrier") != std::string::npos);
+  }
+  CHECK(r.output.find("(DISAGREE)") == std::string::npos);
+}

@@ -1,0 +1,127 @@
+// The cluster tour (issue 7): several processes form one cluster and work on one global array.
+//
+//   ./build/tools/actormesh launch -n 4 --cpu-devices 2 -- ./build/demos/cluster_tour
+//
+// Every process runs this same program (multi-controller, as jax.distributed.initialize): it
+// joins the cluster from the AM_* variables the launcher sets, builds its part of an (8192, 8192)
+// array sharded over all 8 devices of the 4 processes, runs the seed's complex_computation under
+// jit on its own shards, all-reduces the partial sums through the collectives engine, checks them
+// against the runtime's own cross-process sum, and meets the others at a barrier. Run alone (no
+// launcher) it is a cluster of one process.
+#include <actormesh.hpp>
+
+#include "devices/collectives/world.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+/// The seed's complex_computation: (tanh(sin x * cos x) + sqrt|x|) * 2.
+am::array complex_computation(const am::array& x) {
+  return (am::tanh(am::sin(x) * am::cos(x)) + am::sqrt(am::abs(x))) * 2.0;
+}
+
+/// The value of the global array at (i, j): small enough that float32 sums stay exact per row.
+float value_at(std::int64_t i, std::int64_t j) {
+  return static_cast<float>((i * 31 + j * 17) % 1000) / 1000.0f;
+}
+
+double millis_since(clock_type::time_point start) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+int run() {
+  am::runtime rt;
+  int me = am::process_index();
+  int n = am::process_count();
+  auto say = [&](const std::string& line) { std::printf("%s\n", line.c_str()); };
+
+  if (me == 0) {
+    say("The cluster: " + std::to_string(n) + " processes, " + std::to_string(am::device_count()) + " devices");
+    for (auto& d : am::devices())
+      say("  " + am::to_string(d) + "  process " + std::to_string(d.process_index));
+  }
+  std::string local = "process " + std::to_string(me) + " owns";
+  for (auto& d : am::local_devices())
+    local += " " + am::to_string(d);
+  say(local);
+
+  // An (8192, 8192) float32 array over every device: mesh (devices/2, 2), rows over 'x', columns
+  // over 'y'. Each process fills only the blocks of its own devices.
+  const std::int64_t rows = 8192, cols = 8192;
+  int count = am::device_count();
+  std::int64_t mesh_rows = count >= 2 && count % 2 == 0 ? count / 2 : count;
+  std::int64_t mesh_cols = count / mesh_rows;
+  am::mesh m(am::create_device_mesh({mesh_rows, mesh_cols}, am::devices()), {"x", "y"});
+  auto sharding = am::make_named_sharding(m, am::P("x", "y"));
+  auto start = clock_type::now();
+  auto x = am::make_array_from_callback({rows, cols}, sharding, [](const am::shard_index& block) {
+    auto out = am::host_array::empty({block[0].size(), block[1].size()}, am::dtype::float32);
+    float* p = out.data<float>();
+    for (std::int64_t i = block[0].start; i < block[0].stop; ++i)
+      for (std::int64_t j = block[1].start; j < block[1].stop; ++j)
+        *p++ = value_at(i, j);
+    return out;
+  });
+  x.block_until_ready();
+  if (me == 0) {
+    say("\nx = " + x.to_string());
+    std::fputs(am::visualize_array_sharding(x).c_str(), stdout);
+  }
+  say("process " + std::to_string(me) + " built its " + std::to_string(x.addressable_shards().size())
+      + " shards in " + std::to_string(static_cast<int>(millis_since(start))) + " ms");
+
+  // jit runs each process's shards on its own devices: one fused program per shard.
+  auto f = am::jit(complex_computation);
+  start = clock_type::now();
+  auto y = f(x);
+  y.block_until_ready();
+  say("process " + std::to_string(me) + " ran complex_computation on its shards in "
+      + std::to_string(static_cast<int>(millis_since(start))) + " ms");
+
+  // All-reduce: every process sums its own blocks (replica 0 of each), the collectives engine adds
+  // the partial sums of all processes.
+  double partial = 0;
+  for (auto& s : y.addressable_shards()) {
+    if (s.replica_id != 0)
+      continue;
+    auto block = am::shard_data(y, s).to_host();
+    const float* p = block.data<float>();
+    for (std::int64_t k = 0; k < block.size(); ++k)
+      partial += p[k];
+  }
+  auto world = am::make_communicator("cluster_tour");
+  double total = 0;
+  world->all_reduce(&partial, &total, 1, am::dtype::float64, am::reduce_op::sum);
+
+  // The runtime's own global sum (partial sums move between processes inside the plan).
+  auto runtime_sum = am::sum(y).to_host().data<float>()[0];
+  double relative = std::abs(runtime_sum - total) / std::abs(total);
+  say("process " + std::to_string(me) + ": all-reduced sum " + std::to_string(total) + ", am::sum "
+      + std::to_string(runtime_sum) + (relative < 1e-4 ? " (agree)" : " (DISAGREE)"));
+
+  start = clock_type::now();
+  am::distributed::wait_at_barrier("cluster tour done", 60s);
+  say("process " + std::to_string(me) + " passed the barrier after "
+      + std::to_string(static_cast<int>(millis_since(start))) + " ms");
+  return relative < 1e-4 ? 0 : 1;
+}
+
+} // namespace
+
+int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // whole lines reach the launcher as they are printed
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "cluster_tour: %s\n", e.what());
+    return 2;
+  }
+}

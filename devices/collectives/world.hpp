@@ -1,0 +1,18 @@
+/// Communicators of the running runtime's cluster: the usual way a program gets one, without
+/// reaching for the cluster's internals.
+#pragma once
+
+#include "devices/collectives/communicator.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace am {
+
+/// A communicator named `name` over `processes` of the current runtime's cluster (all of them when
+/// empty), bound to the runtime's data-plane address, with the collective timeout option as its
+/// default timeout. Collective: every process in the list makes it with the same name.
+std::unique_ptr<communicator> make_communicator(const std::string& name, std::vector<int> processes = {});
+
+} // namespace am
