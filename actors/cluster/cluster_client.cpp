@@ -227,7 +227,8 @@ std::optional<std::string> cluster_client::failure_of(int p) const {
 }
 
 template <class Send>
-std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeout, const char* what) {
+std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeout, const char* what,
+                                    bool while_leaving) {
   promise<std::string> p;
   auto f = p.get_future();
   std::uint64_t req = 0;
@@ -235,6 +236,8 @@ std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeo
     std::lock_guard<std::mutex> guard(shared_->mutex);
     if (shared_->closed)
       throw runtime_error(*shared_->closed);
+    if (shared_->leaving && !while_leaving)
+      throw runtime_error("The actormesh runtime is stopping: this process has left the cluster");
     if (shared_->coordinator_lost)
       std::rethrow_exception(shared_->coordinator_error());
     if (shared_->expelled)
@@ -323,7 +326,7 @@ bool cluster_client::leave(std::chrono::milliseconds timeout) noexcept {
         caf::send_as(actor_, supervisor_, leave_atom::value, static_cast<std::int32_t>(shared_->process), req);
       },
       timeout - answer_grace > std::chrono::milliseconds(0) ? timeout - answer_grace : std::chrono::milliseconds(0),
-      "Leaving the cluster");
+      "Leaving the cluster", /*while_leaving=*/true);
     return true;
   } catch (const std::exception& e) {
     log(log_level::warning, "cluster: stopping without every process's agreement: {}", e.what());

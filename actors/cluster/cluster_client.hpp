@@ -75,9 +75,10 @@ public:
   std::chrono::milliseconds default_timeout() const noexcept { return config_.default_timeout; }
 
 private:
-  /// Sends a request built by `send` (given the request id) and waits for its answer.
+  /// Sends a request built by `send` (given the request id) and waits for its answer. Once this
+  /// process is leaving, only the leave request itself (`while_leaving`) is sent; others fail.
   template <class Send>
-  std::string request(Send&& send, std::chrono::milliseconds timeout, const char* what);
+  std::string request(Send&& send, std::chrono::milliseconds timeout, const char* what, bool while_leaving = false);
 
   std::shared_ptr<client_shared> shared_;
   caf::actor supervisor_;

@@ -296,7 +296,7 @@ std::string describe(const device& d) {
 
 } // namespace
 
-const device_endpoint& runtime_impl::endpoint(const device& d) const {
+void runtime_impl::check_known(const device& d) const {
   if (d.id < 0 || static_cast<std::size_t>(d.id) >= endpoints_.size())
     throw value_error("Unknown device " + describe(d) + ": this runtime has devices with ids 0 to "
                       + std::to_string(static_cast<long>(endpoints_.size()) - 1));
@@ -304,6 +304,11 @@ const device_endpoint& runtime_impl::endpoint(const device& d) const {
   if (!(ep.dev == d))
     throw value_error("Unknown device " + describe(d) + ": this runtime's device " + std::to_string(d.id)
                       + " is " + describe(ep.dev));
+}
+
+const device_endpoint& runtime_impl::endpoint(const device& d) const {
+  check_known(d);
+  auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
   if (d.process_index != options_.process_id)
     throw runtime_error(to_string(d) + " belongs to process " + std::to_string(d.process_index)
                         + " and is not addressable from process " + std::to_string(options_.process_id)

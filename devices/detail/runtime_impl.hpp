@@ -101,6 +101,10 @@ public:
   /// (platform, process, ordinal): a made-up or stale descriptor is refused with am::value_error.
   const device_endpoint& endpoint(const device& d) const;
 
+  /// Checks `d` against the cluster's device of that id (platform, process, ordinal), wherever it
+  /// lives: a made-up or stale descriptor is refused with am::value_error.
+  void check_known(const device& d) const;
+
   /// Every device, CPU first, by id.
   std::vector<device> all_devices() const;
 

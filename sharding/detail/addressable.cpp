@@ -1,6 +1,7 @@
 #include "sharding/detail/addressable.hpp"
 
 #include "actors/errors.hpp"
+#include "devices/detail/runtime_impl.hpp"
 #include "devices/runtime.hpp"
 
 namespace am::detail {
@@ -8,6 +9,7 @@ namespace am::detail {
 bool is_addressable(const device& d) { return d.process_index == process_index(); }
 
 shard_future remote_shard(const device& d) {
+  current_runtime()->check_known(d); // a made-up "remote" descriptor is refused like a local one
   promise<buffer_ref> p;
   p.set_error(std::make_exception_ptr(runtime_error(
     "The shard on " + to_string(d) + " lives in process " + std::to_string(d.process_index)

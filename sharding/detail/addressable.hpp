@@ -12,7 +12,8 @@ bool is_addressable(const device& d);
 
 /// The shard future of another process's device: failed with an error that says the data lives
 /// in that process. Work on this process never waits on it; a use that needs its data fails
-/// with that error instead of hanging.
+/// with that error instead of hanging. Throws am::value_error for a descriptor the cluster does
+/// not have (made up or stale), as a call to a local device would.
 shard_future remote_shard(const device& d);
 
 } // namespace am::detail
