@@ -19,10 +19,6 @@ namespace am::detail {
 
 namespace {
 using clock = std::chrono::steady_clock;
-
-/// How much longer than the supervisor's own deadline a user thread waits for its answer: the
-/// supervisor names the missing processes, so its answer is the one users should see.
-constexpr std::chrono::milliseconds answer_grace{5000};
 } // namespace
 
 /// What the client actor and user threads share.
@@ -228,7 +224,7 @@ std::optional<std::string> cluster_client::failure_of(int p) const {
 
 template <class Send>
 std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeout, const char* what,
-                                    bool while_leaving) {
+                                    bool while_leaving, std::chrono::milliseconds grace) {
   promise<std::string> p;
   auto f = p.get_future();
   std::uint64_t req = 0;
@@ -249,11 +245,11 @@ std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeo
     shared_->pending.emplace(req, std::move(p));
   }
   send(req);
-  if (!f.wait_for(timeout + answer_grace)) {
+  if (!f.wait_for(timeout + grace)) {
     std::lock_guard<std::mutex> guard(shared_->mutex);
     shared_->pending.erase(req);
     throw timeout_error(std::string(what) + " got no answer from the coordinator at " + config_.coordinator
-                        + " within " + std::to_string((timeout + answer_grace).count()) + " ms");
+                        + " within " + std::to_string((timeout + grace).count()) + " ms");
   }
   return f.get();
 }
@@ -325,8 +321,7 @@ bool cluster_client::leave(std::chrono::milliseconds timeout) noexcept {
       [&](std::uint64_t req) {
         caf::send_as(actor_, supervisor_, leave_atom::value, static_cast<std::int32_t>(shared_->process), req);
       },
-      timeout - answer_grace > std::chrono::milliseconds(0) ? timeout - answer_grace : std::chrono::milliseconds(0),
-      "Leaving the cluster", /*while_leaving=*/true);
+      timeout, "Leaving the cluster", /*while_leaving=*/true, /*grace=*/std::chrono::milliseconds(0));
     return true;
   } catch (const std::exception& e) {
     log(log_level::warning, "cluster: stopping without every process's agreement: {}", e.what());

@@ -20,6 +20,10 @@ namespace am::detail {
 
 struct client_shared;
 
+/// How much longer than the supervisor's own deadline a user thread waits for its answer: the
+/// supervisor names the missing processes, so its answer is the one users should see.
+inline constexpr std::chrono::milliseconds answer_grace{5000};
+
 /// How a client behaves.
 struct client_config {
   std::string coordinator;                            ///< "host:port", for messages
@@ -75,10 +79,13 @@ public:
   std::chrono::milliseconds default_timeout() const noexcept { return config_.default_timeout; }
 
 private:
-  /// Sends a request built by `send` (given the request id) and waits for its answer. Once this
-  /// process is leaving, only the leave request itself (`while_leaving`) is sent; others fail.
+  /// Sends a request built by `send` (given the request id) and waits for its answer: `timeout`
+  /// plus `grace` (the supervisor enforces `timeout` itself and names who is missing, so the
+  /// caller waits a little longer for that answer). Once this process is leaving, only the leave
+  /// request itself (`while_leaving`) is sent; others fail.
   template <class Send>
-  std::string request(Send&& send, std::chrono::milliseconds timeout, const char* what, bool while_leaving = false);
+  std::string request(Send&& send, std::chrono::milliseconds timeout, const char* what, bool while_leaving = false,
+                      std::chrono::milliseconds grace = answer_grace);
 
   std::shared_ptr<client_shared> shared_;
   caf::actor supervisor_;

@@ -26,6 +26,9 @@ namespace am::detail {
 
 namespace {
 
+/// How long a coordinator whose cluster was refused keeps answering late joiners.
+constexpr std::chrono::milliseconds refusal_linger{1000};
+
 std::mutex version_mutex;
 std::string version_override;
 
@@ -192,6 +195,13 @@ cluster_membership join_cluster(caf::actor_system& system, const join_settings& 
     m.client = std::make_unique<cluster_client>(system, supervisor, std::move(req), cc);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     m.client->wait_joined(std::max(left, std::chrono::milliseconds(0)));
+  } catch (const value_error&) {
+    // A refused join (another build, a bad index): the coordinator keeps answering a moment, so
+    // that processes still connecting hear the reason rather than only that it went away.
+    if (m.supervisor && s.networked)
+      std::this_thread::sleep_for(refusal_linger);
+    stop_spawned();
+    throw;
   } catch (...) {
     stop_spawned();
     throw;

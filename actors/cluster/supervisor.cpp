@@ -249,6 +249,9 @@ public:
     for (auto& other : members)
       if (other.status == member_status::joined || other.status == member_status::left)
         self->send(other.client, failed_atom::value, static_cast<std::int32_t>(p), notice);
+    // The failed process hears it too, if it still listens (a stopped one that resumes): it is out.
+    if (m.client)
+      self->send(m.client, failed_atom::value, static_cast<std::int32_t>(p), notice);
     fail_rendezvous_with(p);
     maybe_finish_leaving();
   }

@@ -243,8 +243,9 @@ void runtime_impl::stop() {
     while (!services.empty())
       services.pop_back(); // newest first
   }
-  if (options_.clustered())
-    membership_.client->leave(options_.shutdown_timeout);
+  // (In local mode too: a one-process cluster leaves at once, and the supervisor then takes the
+  // client's exit for a departure rather than a failure.)
+  membership_.client->leave(options_.shutdown_timeout);
   for (auto& ep : endpoints_)
     send_urgent_exit(ep.actor);
   send_urgent_exit(host_);

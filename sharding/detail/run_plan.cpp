@@ -19,6 +19,28 @@ namespace {
 /// Values moved between processes in one plan run: (from an argument?, index, position, consumer
 /// process) -> the received shard (empty on the sending side).
 using cross_process_values = std::map<std::tuple<bool, int, int, int>, shard_future>;
+
+/// The same number on both processes for one value of one plan (FNV-1a over the producing program's
+/// name, the binding and the consumer), so that two processes issuing their transfers in different
+/// orders get a desync error instead of silently exchanging equal-sized values.
+std::uint32_t transfer_tag(const plan& p, const value_binding& b, int consumer) {
+  std::uint32_t h = 2166136261u;
+  auto mix = [&](std::uint32_t v) {
+    for (int k = 0; k < 4; ++k) {
+      h ^= (v >> (8 * k)) & 0xffu;
+      h *= 16777619u;
+    }
+  };
+  if (b.from == value_binding::source::call)
+    for (char c : p.calls[static_cast<std::size_t>(b.index)].code->name)
+      mix(static_cast<unsigned char>(c));
+  mix(b.from == value_binding::source::argument ? 1u : 2u);
+  mix(static_cast<std::uint32_t>(b.index));
+  mix(static_cast<std::uint32_t>(b.position));
+  mix(static_cast<std::uint32_t>(consumer));
+  mix(static_cast<std::uint32_t>(p.calls.size()));
+  return h;
+}
 } // namespace
 
 std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
@@ -56,10 +78,11 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
     auto [it, fresh] = moved->emplace(key, shard_future{});
     if (!fresh)
       return it->second;
+    auto tag = transfer_tag(p, b, consumer.process_index);
     if (producer.process_index == me)
-      shard_transfers::of(*current_runtime())->send(producer, resolve(b, done), consumer.process_index);
+      shard_transfers::of(*current_runtime())->send(producer, resolve(b, done), consumer.process_index, tag);
     else if (consumer.process_index == me)
-      it->second = shard_transfers::of(*current_runtime())->receive(producer.process_index, consumer, type);
+      it->second = shard_transfers::of(*current_runtime())->receive(producer.process_index, consumer, type, tag);
     return it->second;
   };
   std::vector<std::vector<shard_future>> produced(p.calls.size());

@@ -102,12 +102,12 @@ shard_transfers::shard_transfers(runtime_impl& rt) : impl_(std::make_unique<impl
 
 shard_transfers::~shard_transfers() = default;
 
-void shard_transfers::send(const device& from, shard_future value, int to) {
+void shard_transfers::send(const device& from, shard_future value, int to, std::uint32_t tag) {
   auto& l = impl_->lane_for(impl_->rt.process_index(), to);
-  l.post([from, value, to](communicator& comm, int peer) {
+  l.post([from, value, to, tag](communicator& comm, int peer) {
     try {
       auto bytes = fetch(from, value).get();
-      comm.send(bytes.data(), bytes.size(), dtype::uint8, peer);
+      comm.send(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
     } catch (const std::exception& e) {
       // The receiving process sees its own error (the send never comes, or the transfer broke).
       log(log_level::warning, "sending a shard of {} to process {} failed: {}", to_string(from), to, e.what());
@@ -117,14 +117,14 @@ void shard_transfers::send(const device& from, shard_future value, int to) {
 }
 
 
-shard_future shard_transfers::receive(int from, const device& to, value_type type) {
+shard_future shard_transfers::receive(int from, const device& to, value_type type, std::uint32_t tag) {
   promise<buffer_ref> result;
   auto out = result.get_future();
   auto& l = impl_->lane_for(from, impl_->rt.process_index());
-  l.post([result, to, type](communicator& comm, int peer) {
+  l.post([result, to, type, tag](communicator& comm, int peer) {
     try {
       std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape)) * size_of(type.dtype));
-      comm.recv(bytes.data(), bytes.size(), dtype::uint8, peer);
+      comm.recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
       auto uploaded = upload(to, std::move(bytes), type);
       uploaded.on_ready([result, uploaded] {
         try {

@@ -9,6 +9,7 @@
 #include "actors/device_info.hpp"
 #include "actors/program.hpp"
 
+#include <cstdint>
 #include <memory>
 
 namespace am::detail {
@@ -28,11 +29,14 @@ public:
   shard_transfers(const shard_transfers&) = delete;
   shard_transfers& operator=(const shard_transfers&) = delete;
 
-  /// Sends `value` (a shard of local device `from`) to process `to` once it is computed.
-  void send(const device& from, shard_future value, int to);
+  /// Sends `value` (a shard of local device `from`) to process `to` once it is computed. `tag`
+  /// names the value the same way on both processes (derived from the plan), so that transfers
+  /// issued in different orders fail with a desync error instead of swapping equal-sized values.
+  void send(const device& from, shard_future value, int to, std::uint32_t tag);
 
-  /// A shard on local device `to` holding the value process `from` sends next (of type `type`).
-  shard_future receive(int from, const device& to, value_type type);
+  /// A shard on local device `to` holding the value process `from` sends with `tag` (of type
+  /// `type`).
+  shard_future receive(int from, const device& to, value_type type, std::uint32_t tag);
 
 private:
   struct lane;

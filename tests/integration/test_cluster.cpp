@@ -175,11 +175,17 @@ TEST_CASE("a peer of another build is refused at join, naming both versions", "[
   INFO(group.all_output());
   for (std::size_t p = 0; p < 3; ++p) {
     auto out = group[p].output();
-    CHECK(out.find("error value_error: Process 1 runs actormesh 9.9.9 (wire protocol 1), but the coordinator at "
-                   "127.0.0.1:")
-          != std::string::npos);
-    CHECK(out.find("runs actormesh 0.1.0 (wire protocol 1): every process of a cluster must run the same build")
-          != std::string::npos);
+    bool named = out.find("error value_error: Process 1 runs actormesh 9.9.9 (wire protocol 1), but the coordinator "
+                          "at 127.0.0.1:")
+                     != std::string::npos
+                 && out.find("runs actormesh 0.1.0 (wire protocol 1): every process of a cluster must run the same "
+                             "build")
+                        != std::string::npos;
+    // The coordinator and the refused process always get the reason; a process still connecting
+    // gets it while the coordinator lingers (1 s), or else hears that the coordinator went away.
+    bool gone = p == 2 && out.find("error process_failure_error: The coordinator (process 0 at 127.0.0.1:")
+                              != std::string::npos;
+    CHECK((named || gone));
     CHECK(group[p].status == 2);
   }
 }
@@ -344,5 +350,5 @@ TEST_CASE("the cluster tour runs under actormesh launch -n 4 --cpu-devices 2", "
     CHECK(r.output.find(tag + ": all-reduced sum 134171168.0") != std::string::npos);
     CHECK(r.output.find(tag + " passed the barrier") != std::string::npos);
   }
-  CHECK(r.output.find("(DISAGREE)") == std::string::npos);
+  CHECK(r.output.find("DISAGREE") == std::string::npos);
 }
