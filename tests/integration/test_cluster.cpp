@@ -249,7 +249,7 @@ TEST_CASE("garbage and oversized frames on the coordinator's port leave it servi
   start_cluster(group, 2, {"serve-after-garbage"});
   REQUIRE(group.wait(30s));
   INFO(group.all_output());
-  CHECK(group[0].output().find("garbage connections sent: 4") != std::string::npos);
+  CHECK(group[0].output().find("garbage connections made: 4") != std::string::npos);
   for (std::size_t p = 0; p < 2; ++p) {
     CHECK(group[p].output().find("still serving") != std::string::npos);
     CHECK(group[p].status == 0);
@@ -351,4 +351,25 @@ TEST_CASE("the cluster tour runs under actormesh launch -n 4 --cpu-devices 2", "
     CHECK(r.output.find(tag + " passed the barrier") != std::string::npos);
   }
   CHECK(r.output.find("DISAGREE") == std::string::npos);
+}
+
+TEST_CASE("a process killed in the middle of an all-reduce fails the collective on every survivor", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"die-in-collective", "2"});
+  REQUIRE(group.wait(60s, {0, 1}));
+  INFO(group.all_output());
+  REQUIRE(group.wait(10s, {2}));
+  CHECK(group[2].signal == 9);
+  for (std::size_t p = 0; p < 2; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error process_failure_error: all_reduce(sum) float32[4194304] (step ") != std::string::npos);
+    CHECK(out.find("of communicator 'dying', rank " + std::to_string(p) + " of 3, process " + std::to_string(p) + ")")
+          != std::string::npos);
+    CHECK(out.find("rocess 2") != std::string::npos); // names the dead one
+    auto failed = number_after(out, "failed after ms: ");
+    CHECK(failed >= 0);
+    CHECK(failed < 5000);
+    CHECK(out.find("later: Communicator 'dying' is broken and refuses further operations") != std::string::npos);
+    CHECK(group[p].status == 0); // no SIGPIPE, a clean stop
+  }
 }

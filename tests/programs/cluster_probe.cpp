@@ -11,6 +11,7 @@
 //   cluster_probe serve-after-garbage     process 0 sends garbage to the coordinator port first
 //   cluster_probe barriers N              N barriers in a row (ordering and reuse of names)
 //   cluster_probe store-round-trips N     process 1 reads a key N times (one round trip each)
+//   cluster_probe die-in-collective P     all-reduces in a loop; P kills itself in the middle
 #include "actormesh.hpp"
 #include "actors/cluster/join.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -54,18 +55,21 @@ void report(const std::exception& e) {
   say(std::string("error ") + kind + ": " + e.what());
 }
 
-/// Connects to 127.0.0.1:port and writes `bytes`; returns whether the write went through.
+/// Connects to 127.0.0.1:port and writes `bytes` (the coordinator may close the connection
+/// part-way, which is what it should do with garbage: no SIGPIPE, a short write is fine); returns
+/// whether the connection was made.
 bool send_raw(int port, const std::string& bytes) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0
-            && ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  if (connected)
+    (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
   std::this_thread::sleep_for(50ms);
   ::close(fd);
-  return ok;
+  return connected;
 }
 
 /// Garbage of every kind a hostile or confused peer might send to the coordinator's port.
@@ -84,7 +88,7 @@ void send_garbage(int port) {
     sent += send_raw(port, *bytes) ? 1 : 0;
   std::string ff(1 << 20, '\xff');
   sent += send_raw(port, ff) ? 1 : 0;
-  say("garbage connections sent: " + std::to_string(sent));
+  say("garbage connections made: " + std::to_string(sent));
 }
 
 std::vector<am::host_array::slice_spec> slices_of(const am::shard_index& block) {
@@ -232,6 +236,37 @@ int run(int argc, char** argv) {
     auto replicated = am::device_put(y, am::make_named_sharding(m, am::P()));
     say("replicated[15, 7]: " + am::to_string(replicated.to_host().slice({{15, 16, 1}, {7, 8, 1}})));
     am::distributed::wait_at_barrier("arrays done", 30s);
+  } else if (scenario == "die-in-collective") {
+    // Every process all-reduces 16 MiB in a loop; process P kills itself (SIGKILL) in the middle.
+    int victim = std::atoi(argv[2]);
+    auto world = am::make_communicator("dying");
+    std::vector<float> data(4u << 20, 1.0f), out(data.size());
+    auto start = clock_type::now();
+    try {
+      for (int round = 0; round < 100000; ++round) {
+        if (me == victim && round == 3)
+          std::thread([] {
+            // Inside the next all-reduce (16 MiB take tens of ms here): bytes are moving.
+            std::this_thread::sleep_for(5ms);
+            say("raising signal 9");
+            std::raise(SIGKILL);
+          }).detach();
+        world->all_reduce(data.data(), out.data(), data.size(), am::dtype::float32, am::reduce_op::sum,
+                          std::chrono::milliseconds(30000));
+        if (round == 2)
+          start = clock_type::now();
+      }
+      say("collectives went on (unexpected)");
+    } catch (const std::exception& e) {
+      report(e);
+    }
+    say("failed after ms: "
+        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
+    try {
+      world->all_reduce(data.data(), out.data(), 1, am::dtype::float32, am::reduce_op::sum);
+    } catch (const std::exception& e) {
+      say(std::string("later: ") + e.what());
+    }
   } else if (scenario == "store-round-trips") {
     // Process 1 reads a key N times: one request and answer each, the client's round trip.
     int count = std::atoi(argv[2]);
