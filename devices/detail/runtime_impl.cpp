@@ -128,10 +128,14 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   system_ = std::make_unique<caf::actor_system>(caf_config_);
   // Join first: the directory gives every device its global id (by process, then local order).
   membership_ = join_cluster(*system_, join);
-  if (join.networked)
-    data_plane_address_ = options_.listen_address != join.coordinator_host
-                              ? options_.listen_address // given for this process
-                              : local_address_towards(join.coordinator_host, join.coordinator_port);
+  if (join.networked) {
+    // A listen address given for this process is its data-plane address too, unless it is a
+    // wildcard: peers must be told an address they can reach, not "any".
+    bool wildcard = options_.listen_address == "0.0.0.0" || options_.listen_address == "::";
+    bool given = options_.listen_address != join.coordinator_host && !wildcard;
+    data_plane_address_ = given ? options_.listen_address
+                                : local_address_towards(join.coordinator_host, join.coordinator_port);
+  }
   for (auto& dev : membership_.client->directory().devices) {
     if (dev.process_index != options_.process_id) {
       endpoints_.push_back({dev, nullptr, 0}); // another process's device: no actor here
