@@ -24,7 +24,10 @@ struct shard_transfers::lane {
   int target = 0;
   std::mutex mutex;
   std::condition_variable wake;
-  std::deque<std::function<void(communicator&, int peer_rank)>> tasks;
+  /// A task gets the communicator, or the error that made it impossible (creation failed: a peer
+  /// died or never came), which a receive hands on to its shard.
+  using task_type = std::function<void(communicator*, int peer_rank, const std::exception_ptr& failure)>;
+  std::deque<task_type> tasks;
   bool stopping = false;
   std::thread worker;
 
@@ -41,7 +44,7 @@ struct shard_transfers::lane {
     worker.join();
   }
 
-  void post(std::function<void(communicator&, int)> task) {
+  void post(task_type task) {
     {
       std::lock_guard<std::mutex> guard(mutex);
       tasks.push_back(std::move(task));
@@ -51,11 +54,12 @@ struct shard_transfers::lane {
 
   void run() {
     std::unique_ptr<communicator> comm;
+    std::exception_ptr failure;
     std::vector<int> processes{std::min(source, target), std::max(source, target)};
     int me = rt.process_index();
     int peer_rank = processes[0] == me ? 1 : 0;
     while (true) {
-      std::function<void(communicator&, int)> task;
+      task_type task;
       {
         std::unique_lock<std::mutex> guard(mutex);
         wake.wait(guard, [&] { return stopping || !tasks.empty(); });
@@ -64,14 +68,18 @@ struct shard_transfers::lane {
         task = std::move(tasks.front());
         tasks.pop_front();
       }
-      try {
-        if (!comm)
+      if (!comm && !failure) {
+        try {
           comm = std::make_unique<communicator>(rt.cluster(), processes,
                                                 "am.shards." + std::to_string(source) + ">" + std::to_string(target),
                                                 rt.data_plane_address(), rt.config().collective_timeout);
-        task(*comm, peer_rank);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      }
+      try {
+        task(comm.get(), peer_rank, failure);
       } catch (const std::exception& e) {
-        // The task reports its own failure; this catches the communicator's creation failing.
         log(log_level::warning, "shard transfer {} -> {} failed: {}", source, target, e.what());
       }
     }
@@ -104,10 +112,12 @@ shard_transfers::~shard_transfers() = default;
 
 void shard_transfers::send(const device& from, shard_future value, int to, std::uint32_t tag) {
   auto& l = impl_->lane_for(impl_->rt.process_index(), to);
-  l.post([from, value, to, tag](communicator& comm, int peer) {
+  l.post([from, value, to, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
     try {
+      if (failure)
+        std::rethrow_exception(failure);
       auto bytes = fetch(from, value).get();
-      comm.send(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+      comm->send(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
     } catch (const std::exception& e) {
       // The receiving process sees its own error (the send never comes, or the transfer broke).
       log(log_level::warning, "sending a shard of {} to process {} failed: {}", to_string(from), to, e.what());
@@ -121,10 +131,12 @@ shard_future shard_transfers::receive(int from, const device& to, value_type typ
   promise<buffer_ref> result;
   auto out = result.get_future();
   auto& l = impl_->lane_for(from, impl_->rt.process_index());
-  l.post([result, to, type, tag](communicator& comm, int peer) {
+  l.post([result, to, type, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
     try {
+      if (failure)
+        std::rethrow_exception(failure);
       std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape)) * size_of(type.dtype));
-      comm.recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+      comm->recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
       auto uploaded = upload(to, std::move(bytes), type);
       uploaded.on_ready([result, uploaded] {
         try {

@@ -373,3 +373,19 @@ TEST_CASE("a process killed in the middle of an all-reduce fails the collective 
     CHECK(group[p].status == 0); // no SIGPIPE, a clean stop
   }
 }
+
+TEST_CASE("an operation waiting for a dead process's shard fails at once, naming it", "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 3, {"die-before-transfer", "2"});
+  REQUIRE(group.wait(60s, {0, 1}));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 2; ++p) {
+    auto out = group[p].output();
+    CHECK(out.find("error process_failure_error: ") != std::string::npos);
+    CHECK(out.find("process 2 (host ") != std::string::npos);
+    auto failed = number_after(out, "failed after ms: ");
+    CHECK(failed >= 0);
+    CHECK(failed < 5000);
+    CHECK(group[p].status == 0);
+  }
+}

@@ -12,6 +12,7 @@
 //   cluster_probe barriers N              N barriers in a row (ordering and reuse of names)
 //   cluster_probe store-round-trips N     process 1 reads a key N times (one round trip each)
 //   cluster_probe die-in-collective P     all-reduces in a loop; P kills itself in the middle
+//   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
 #include "actormesh.hpp"
 #include "actors/cluster/join.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -267,6 +268,27 @@ int run(int argc, char** argv) {
     } catch (const std::exception& e) {
       say(std::string("later: ") + e.what());
     }
+  } else if (scenario == "die-before-transfer") {
+    // A global array's sum needs every process's partial sum; process P dies instead of sending.
+    int victim = std::atoi(argv[2]);
+    am::mesh m(am::create_device_mesh({static_cast<std::int64_t>(am::device_count())}, am::devices()), {"x"});
+    auto x = am::make_array_from_callback({48, 8}, am::make_named_sharding(m, am::P("x")), [](const am::shard_index& b) {
+      return am::host_array::full({b[0].size(), b[1].size()}, 1.0, am::dtype::float32);
+    });
+    am::distributed::wait_at_barrier("built", 10s);
+    if (me == victim) {
+      say("raising signal 9");
+      std::raise(SIGKILL);
+    }
+    auto start = clock_type::now();
+    try {
+      auto total = am::sum(x).to_host();
+      say("sum arrived (unexpected): " + am::to_string(total));
+    } catch (const std::exception& e) {
+      report(e);
+    }
+    say("failed after ms: "
+        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
   } else if (scenario == "store-round-trips") {
     // Process 1 reads a key N times: one request and answer each, the client's round trip.
     int count = std::atoi(argv[2]);
