@@ -13,6 +13,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 #include "devices/collectives/gloo_store.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
@@ -33,6 +34,8 @@ using am::bench::int_flag;
 
 namespace {
 
+using am::bench::percentile;
+
 using clock_type = std::chrono::steady_clock;
 
 double process_cpu_ms() {
@@ -41,10 +44,6 @@ double process_cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 int run(int argc, char** argv) {
   auto warmup = int_flag(argc, argv, "--warmup", 200);
@@ -92,11 +91,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_cluster_gloo_barrier: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_cluster_gloo_barrier", run, argc, argv); }

@@ -13,6 +13,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -24,12 +25,10 @@ using am::bench::int_flag;
 
 namespace {
 
+using am::bench::percentile;
+
 using clock_type = std::chrono::steady_clock;
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 int run(int argc, char** argv) {
   auto warmup = int_flag(argc, argv, "--warmup", 500);
@@ -65,11 +64,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_cluster_store: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_cluster_store", run, argc, argv); }

@@ -14,6 +14,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 #include "devices/collectives/communicator.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
@@ -28,12 +29,10 @@ using am::bench::int_flag;
 
 namespace {
 
+using am::bench::percentile;
+
 using clock_type = std::chrono::steady_clock;
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 int run(int argc, char** argv) {
   auto mib = std::max<long long>(1, int_flag(argc, argv, "--mib", 256));
@@ -76,11 +75,4 @@ int run(int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_cluster_transfer: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_cluster_transfer", run, argc, argv); }

@@ -17,6 +17,8 @@
 // The program forks before any actor system exists: the parent serves (and, for the barrier, takes
 // part as process 0), children connect to the port it sends them through a pipe. Every process
 // prints nothing but the measuring one, ends after its loop, and an alarm bounds each.
+#include "bench_report.hpp"
+
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
@@ -33,6 +35,8 @@
 
 namespace {
 
+using am::bench::percentile;
+
 using clock_type = std::chrono::steady_clock;
 using barrier_atom = caf::atom_constant<caf::atom("barrier")>;
 
@@ -43,10 +47,6 @@ long long int_flag(int argc, char** argv, const char* name, long long fallback) 
   return fallback;
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 /// The configuration the actormesh runtime uses in a cluster (devices/detail/runtime_impl.cpp,
 /// actors/cluster/join.cpp).

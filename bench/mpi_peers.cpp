@@ -19,6 +19,8 @@
 // once and reused, as in the actormesh programs, and the result is checked.
 //
 //   mpirun --allow-run-as-root --oversubscribe -np 4 --mca pml ob1 --mca btl tcp,self ./build/bench/mpi_peers allreduce
+#include "bench_report.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -30,6 +32,8 @@
 
 namespace {
 
+using am::bench::percentile;
+
 long long int_flag(int argc, char** argv, const char* name, long long fallback) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0)
@@ -37,10 +41,6 @@ long long int_flag(int argc, char** argv, const char* name, long long fallback) 
   return fallback;
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 int barrier(int argc, char** argv, int rank, int n) {
   long long warmup = int_flag(argc, argv, "--warmup", 200);

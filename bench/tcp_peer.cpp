@@ -17,6 +17,8 @@
 //       (MPI_Barrier polls; this sleeps in read()). Process 0 times each barrier.
 //
 // Every process ends by itself (an alarm bounds each).
+#include "bench_report.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -34,6 +36,8 @@
 
 namespace {
 
+using am::bench::percentile;
+
 using clock_type = std::chrono::steady_clock;
 
 long long int_flag(int argc, char** argv, const char* name, long long fallback) {
@@ -43,10 +47,6 @@ long long int_flag(int argc, char** argv, const char* name, long long fallback) 
   return fallback;
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 [[noreturn]] void fail(const char* what) {
   std::perror(what);
