@@ -13,6 +13,7 @@
 //   cluster_probe store-round-trips N     process 1 reads a key N times (one round trip each)
 //   cluster_probe die-in-collective P     all-reduces in a loop; P kills itself in the middle
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
+//   cluster_probe collectives             every collective of the engine against the host
 #include "actormesh.hpp"
 #include "actors/cluster/join.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -22,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -289,6 +291,86 @@ int run(int argc, char** argv) {
     }
     say("failed after ms: "
         + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
+  } else if (scenario == "collectives") {
+    // Every collective of the engine across the real processes, each against the same computation
+    // on the host: process p contributes x_p[i] = p * 1000 + i.
+    auto world = am::make_communicator("every collective");
+    const std::size_t count = 1003; // not a multiple of the process count
+    auto value = [](int p, std::size_t i) { return static_cast<double>(p * 1000 + static_cast<int>(i)); };
+    std::vector<double> mine(count), out(count);
+    for (std::size_t i = 0; i < count; ++i)
+      mine[i] = value(me, i);
+    int bad = 0;
+    auto expect = [&](bool ok, const char* what) {
+      if (!ok) {
+        ++bad;
+        say(std::string("WRONG ") + what);
+      }
+    };
+    for (auto op : {am::reduce_op::sum, am::reduce_op::mean, am::reduce_op::max, am::reduce_op::min}) {
+      world->all_reduce(mine.data(), out.data(), count, am::dtype::float64, op);
+      bool ok = true;
+      for (std::size_t i = 0; i < count; ++i) {
+        double sum = 0, mx = value(0, i), mn = value(0, i);
+        for (int p = 0; p < n; ++p) {
+          sum += value(p, i);
+          mx = std::max(mx, value(p, i));
+          mn = std::min(mn, value(p, i));
+        }
+        double want = op == am::reduce_op::sum ? sum : op == am::reduce_op::mean ? sum / n : op == am::reduce_op::max ? mx : mn;
+        ok = ok && out[i] == want;
+      }
+      expect(ok, "all_reduce");
+    }
+    std::vector<double> gathered(count * static_cast<std::size_t>(n));
+    world->all_gather(mine.data(), gathered.data(), count, am::dtype::float64);
+    bool ok = true;
+    for (int p = 0; p < n; ++p)
+      for (std::size_t i = 0; i < count; ++i)
+        ok = ok && gathered[static_cast<std::size_t>(p) * count + i] == value(p, i);
+    expect(ok, "all_gather");
+    auto block = am::split_block(count, n, me);
+    std::vector<double> scattered(block.count);
+    world->reduce_scatter(mine.data(), scattered.data(), count, am::dtype::float64, am::reduce_op::sum);
+    ok = true;
+    for (std::size_t i = 0; i < block.count; ++i) {
+      double sum = 0;
+      for (int p = 0; p < n; ++p)
+        sum += value(p, block.offset + i);
+      ok = ok && scattered[i] == sum;
+    }
+    expect(ok, "reduce_scatter");
+    std::vector<double> cast = mine;
+    world->broadcast(cast.data(), count, am::dtype::float64, n - 1);
+    ok = true;
+    for (std::size_t i = 0; i < count; ++i)
+      ok = ok && cast[i] == value(n - 1, i);
+    expect(ok, "broadcast");
+    const std::size_t per = 5, total = per * static_cast<std::size_t>(n);
+    std::vector<double> send(total), recv(total);
+    for (std::size_t j = 0; j < total; ++j)
+      send[j] = me * 100 + static_cast<double>(j); // block j / per goes to rank j / per
+    world->all_to_all(send.data(), recv.data(), total, am::dtype::float64);
+    ok = true;
+    for (int p = 0; p < n; ++p)
+      for (std::size_t k = 0; k < per; ++k)
+        ok = ok && recv[static_cast<std::size_t>(p) * per + k] == p * 100 + static_cast<double>(static_cast<std::size_t>(me) * per + k);
+    expect(ok, "all_to_all");
+    // A ring of send/recv: rank r sends to r+1 and receives from r-1 (even ranks send first).
+    std::vector<double> from_left(count);
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    if (me % 2 == 0) {
+      world->send(mine.data(), count, am::dtype::float64, right, 7);
+      world->recv(from_left.data(), count, am::dtype::float64, left, 7);
+    } else {
+      world->recv(from_left.data(), count, am::dtype::float64, left, 7);
+      world->send(mine.data(), count, am::dtype::float64, right, 7);
+    }
+    ok = true;
+    for (std::size_t i = 0; i < count; ++i)
+      ok = ok && from_left[i] == value(left, i);
+    expect(ok, "send/recv");
+    say(bad == 0 ? "collectives agree with the host" : "collectives WRONG");
   } else if (scenario == "store-round-trips") {
     // Process 1 reads a key N times: one request and answer each, the client's round trip.
     int count = std::atoi(argv[2]);
