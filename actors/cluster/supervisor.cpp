@@ -94,11 +94,13 @@ public:
 
   /// True when the current message claims to come from `process` and does: its sender is that
   /// process's client. Anything else is dropped (a confused or hostile peer).
-  bool from_member(int process) {
+  /// `or_left`: a member that has left (and waits for the others) counts too.
+  bool from_member(int process, bool or_left = false) {
     if (process < 0 || process >= config.process_count)
       return false;
     auto& m = members[static_cast<std::size_t>(process)];
-    if (m.status != member_status::joined || !m.client)
+    bool present = m.status == member_status::joined || (or_left && m.status == member_status::left);
+    if (!present || !m.client)
       return false;
     return self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(m.client);
   }
@@ -430,7 +432,9 @@ public:
   // ---- heartbeats ----------------------------------------------------------------------------
 
   void on_heartbeat(int process) {
-    if (!from_member(process))
+    // A member that left still waits for the others: its heartbeats are echoed so that it does not
+    // take the coordinator for lost while it waits.
+    if (!from_member(process, /*or_left=*/true))
       return;
     members[static_cast<std::size_t>(process)].last_seen = clock::now();
     self->send(members[static_cast<std::size_t>(process)].client, heartbeat_atom::value);
