@@ -402,3 +402,29 @@ TEST_CASE("every collective across real processes agrees with the host computati
     }
   }
 }
+
+TEST_CASE("a process that stops first waits for the others, longer than the heartbeat timeout", "[integration][cluster]") {
+  process_group group;
+  int port = free_loopback_port();
+  // Warnings shown: a leave that gave up would say "stopping without every process's agreement".
+  std::map<std::string, std::string> fast_heartbeats{
+    {"AM_HEARTBEAT_INTERVAL", "200ms"}, {"AM_HEARTBEAT_TIMEOUT", "2s"}, {"AM_LOG", "warning"}};
+  auto env0 = cluster_env(0, 2, port, 1);
+  auto env1 = cluster_env(1, 2, port, 1);
+  for (auto& [k, v] : fast_heartbeats) {
+    env0[k] = v;
+    env1[k] = v;
+  }
+  group.start({probe, "join", "4000"}, env0); // stays 4 s after the barrier
+  auto start = std::chrono::steady_clock::now();
+  group.start({probe, "join"}, env1);
+  REQUIRE(group.wait(30s, {1}));
+  auto waited = std::chrono::steady_clock::now() - start;
+  REQUIRE(group.wait(30s, {0}));
+  INFO(group.all_output());
+  CHECK(group[0].status == 0);
+  CHECK(group[1].status == 0);
+  CHECK(waited >= 3500ms); // process 1 stayed until process 0 stopped
+  CHECK(group[1].output().find("is gone") == std::string::npos);
+  CHECK(group[1].output().find("stopping without every process's agreement") == std::string::npos);
+}
