@@ -48,6 +48,11 @@ void print_runtime(std::ostream& out, const info_args& args) {
   fmt::print(out, "  scheduler        {} ({} threads)\n", to_string(cfg.scheduler),
              cfg.scheduler_threads == 0 ? std::string("default") : std::to_string(cfg.scheduler_threads));
   fmt::print(out, "  process          {} of {}\n", process_index(), process_count());
+  if (cfg.clustered())
+    fmt::print(out, "  coordinator      {} (from {}; listening on {} when process 0)\n", cfg.coordinator_address,
+               cfg.cluster_source, cfg.listen_address);
+  else
+    fmt::print(out, "  coordinator      none (local mode)\n");
   fmt::print(out, "  default platform {}\n", platform_name(default_platform()));
   auto cpus = am::devices(platform::cpu);
   fmt::print(out, "devices\n");
