@@ -61,9 +61,9 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
     return p.calls[static_cast<std::size_t>(b.index)].dev;
   };
   // Multi-controller: every process runs the same plan and issues only its own devices' calls;
-  // another process's outputs are placeholders here. A value that one process computes and another
-  // consumes is sent by the first and received by the second: both walk the plan in the same
-  // order, so both issue the same transfers in the same order.
+  // another process's outputs stand in here as futures that fail if waited on. A value one
+  // process computes and another consumes is sent by the first and received by the second: both
+  // walk the plan in the same order, so both issue the same transfers in the same order.
   int me = process_index();
   std::unique_ptr<cross_process_values> moved;
   auto needs_transfer = [&](const value_binding& b, const device& consumer) {

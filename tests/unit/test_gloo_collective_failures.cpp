@@ -1,0 +1,266 @@
+// The collectives engine's failures, with real Gloo over real loopback TCP and ranks as threads:
+// timeouts naming who never arrived, desync, processes that fail mid-transfer, bad arguments and
+// creation errors. Every collective's results are in test_gloo_collectives.cpp.
+#include "collectives_test_support.hpp"
+
+using namespace am::test::collectives;
+
+// ---- failures ------------------------------------------------------------------------------------
+
+TEST_CASE("a rank that never arrives: the others time out naming it, then refuse at once", "[collectives][gloo]") {
+  am::test::local_cluster cluster(3);
+  std::atomic<int> failed{0};
+  std::vector<double> refusal_seconds(3, 1e9);
+  std::vector<std::string> refusals(3);
+  auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report& report) {
+    auto comm = join(cluster, p, first_processes(3), "slow");
+    std::vector<float> v(16, 1.0f);
+    if (p == 2)
+      while (failed.load() < 2)
+        std::this_thread::sleep_for(10ms); // arrives only after the others gave up
+    const auto start = clock_type::now();
+    try {
+      comm.all_reduce(v.data(), v.data(), v.size(), dtype::float32, reduce_op::sum, 500ms);
+    } catch (...) {
+      report.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+      ++failed;
+      try {
+        const auto again = clock_type::now();
+        try {
+          comm.all_reduce(v.data(), v.data(), v.size(), dtype::float32, reduce_op::sum, 5s);
+        } catch (const am::runtime_error& e) {
+          refusals[p] = e.what();
+        }
+        refusal_seconds[p] = std::chrono::duration<double>(clock_type::now() - again).count();
+      } catch (...) {
+      }
+      throw;
+    }
+  });
+  for (int p = 0; p < 3; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::timeout_error);
+    CHECK_THAT(reports[p].error_text, Catch::Contains("processes [2] never issued it"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("all_reduce(sum) float32[16]"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("communicator 'slow'"));
+    CHECK_THAT(refusals[p], Catch::Contains("is broken"));
+    CHECK(refusal_seconds[p] < 0.2);
+  }
+  CHECK(reports[0].seconds < 3.0);
+  CHECK(reports[1].seconds < 3.0);
+}
+
+TEST_CASE("ranks that issue different collectives all get a desync error naming who issued what",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(3);
+  std::vector<int> broken(3, 0); // not vector<bool>: each thread writes its own element
+  auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report&) {
+    auto comm = join(cluster, p, first_processes(3), "desync");
+    std::vector<float> in(8, 1.0f), out(24);
+    try {
+      if (p == 0)
+        comm.all_reduce(in.data(), out.data(), 8, dtype::float32, reduce_op::sum);
+      else if (p == 1)
+        comm.all_reduce(in.data(), out.data(), 8, dtype::float32, reduce_op::max);
+      else
+        comm.all_gather(in.data(), out.data(), 8, dtype::float32);
+    } catch (...) {
+      broken[p] = comm.broken();
+      throw;
+    }
+  });
+  for (int p = 0; p < 3; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::desync_error);
+    CHECK_THAT(reports[p].error_text, Catch::Contains("process 0 issued 'all_reduce(sum) float32[8]'"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("process 1 issued 'all_reduce(max) float32[8]'"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("process 2 issued 'all_gather float32[8]'"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("step 1 of communicator 'desync'"));
+    CHECK(broken[p]);
+  }
+}
+
+TEST_CASE("a process that fails while the others move bytes fails them at once, naming it",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(3);
+  auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report& report) {
+    auto comm = join(cluster, p, first_processes(3), "dies");
+    cluster.services(p).barrier("joined", 10s);
+    std::thread killer;
+    if (p == 2) {
+      // Agrees to the collective, then stalls before moving its bytes; the test marks it failed.
+      cluster.stall_after_check(2, 3s);
+      killer = std::thread([&] {
+        std::this_thread::sleep_for(300ms);
+        cluster.fail(2);
+      });
+    }
+    std::vector<float> v(1 << 16, 1.0f);
+    const auto start = clock_type::now();
+    try {
+      comm.all_reduce(v.data(), v.data(), v.size(), dtype::float32, reduce_op::sum, 20s);
+    } catch (...) {
+      report.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+      if (killer.joinable())
+        killer.join();
+      throw;
+    }
+    if (killer.joinable())
+      killer.join();
+  });
+  for (int p = 0; p < 2; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::process_failure_error);
+    try {
+      rethrow(reports[p]);
+    } catch (const am::process_failure_error& e) {
+      CHECK(e.process() == 2);
+    } catch (...) {
+    }
+    CHECK_THAT(reports[p].error_text, Catch::Contains("Process 2 failed"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("communicator 'dies'"));
+    CHECK(reports[p].seconds < 2.0);
+  }
+  CHECK(reports[2].error); // the stalled rank fails too
+}
+
+TEST_CASE("a rank late to move its bytes: Gloo's timeout becomes a timeout error naming the operation",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(3);
+  auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report& report) {
+    auto comm = join(cluster, p, first_processes(3), "late");
+    cluster.services(p).barrier("joined", 10s);
+    if (p == 2)
+      cluster.stall_after_check(2, 2500ms);
+    std::vector<double> v(1000, 1.0);
+    const auto start = clock_type::now();
+    try {
+      comm.all_reduce(v.data(), v.data(), v.size(), dtype::float64, reduce_op::sum, 800ms);
+    } catch (...) {
+      report.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+      throw;
+    }
+  });
+  for (int p = 0; p < 2; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::timeout_error);
+    CHECK_THAT(reports[p].error_text, Catch::Contains("all_reduce(sum) float64[1000] (step 1 of communicator 'late'"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("Gloo")); // timed out, or closed by a peer that did
+    CHECK(reports[p].seconds < 2.5);
+  }
+  INFO("process 2: " << reports[2].error_text);
+  CHECK_THROWS_AS(rethrow(reports[2]), am::error);
+}
+
+TEST_CASE("two ranks that both send first time out instead of hanging", "[collectives][gloo]") {
+  am::test::local_cluster cluster(2);
+  auto reports = on_processes(first_processes(2), 30s, [&](int p, rank_report&) {
+    auto comm = join(cluster, p, first_processes(2), "both-send");
+    float x = 1.0f;
+    comm.send(&x, 1, dtype::float32, 1 - p, 0, 500ms);
+  });
+  for (int p = 0; p < 2; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::timeout_error);
+    CHECK_THAT(reports[p].error_text, Catch::Contains("processes [" + std::to_string(1 - p) + "] never issued it"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("send/recv float32[1] from rank " + std::to_string(p)));
+  }
+}
+
+TEST_CASE("bad arguments are refused before a step is taken and leave the communicator working",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(2);
+  auto reports = on_processes(first_processes(2), 30s, [&](int p, rank_report& report) {
+    auto comm = join(cluster, p, first_processes(2), "args");
+    std::vector<std::int32_t> v(6, 1), out(12);
+    auto expect = [&](const char* what, auto&& call, auto error_tag) {
+      using E = typename decltype(error_tag)::type;
+      try {
+        call();
+        report.problems.push_back(std::string(what) + ": accepted");
+      } catch (const E&) {
+      } catch (const std::exception& e) {
+        report.problems.push_back(std::string(what) + ": wrong error: " + e.what());
+      }
+    };
+    const auto value = std::type_identity<am::value_error>{};
+    const auto type = std::type_identity<am::type_error>{};
+    expect("mean of int32", [&] { comm.all_reduce(v.data(), v.data(), 6, dtype::int32, reduce_op::mean); }, type);
+    expect("sum of bool", [&] { comm.all_reduce(v.data(), v.data(), 6, dtype::bool_, reduce_op::sum); }, type);
+    expect("reduce_scatter mean of uint8",
+           [&] { comm.reduce_scatter(v.data(), v.data(), 6, dtype::uint8, reduce_op::mean); }, type);
+    expect("null input", [&] { comm.all_reduce(nullptr, v.data(), 6, dtype::int32, reduce_op::sum); }, value);
+    expect("root out of range", [&] { comm.broadcast(v.data(), 6, dtype::int32, 2); }, value);
+    expect("negative root", [&] { comm.broadcast(v.data(), 6, dtype::int32, -1); }, value);
+    expect("all_to_all of 5", [&] { comm.all_to_all(v.data(), out.data(), 5, dtype::int32); }, value);
+    expect("send to self", [&] { comm.send(v.data(), 6, dtype::int32, p); }, value);
+    expect("recv from rank 7", [&] { comm.recv(v.data(), 6, dtype::int32, 7); }, value);
+    expect("zero timeout", [&] { comm.all_reduce(v.data(), v.data(), 6, dtype::int32, reduce_op::sum, 0ms); }, value);
+    expect("overflowing count",
+           [&] { comm.all_reduce(v.data(), v.data(), std::size_t{1} << 62, dtype::int64, reduce_op::sum); }, value);
+    if (comm.steps() != 0)
+      report.problems.push_back("a refused call took a step");
+    comm.all_reduce(v.data(), v.data(), 6, dtype::int32, reduce_op::sum);
+    if (v[0] != 2 || comm.steps() != 1 || comm.broken())
+      report.problems.push_back("the communicator does not work after refused calls");
+  });
+  check_clean(reports);
+}
+
+TEST_CASE("creation refuses bad lists, names, addresses and timeouts before talking to anyone",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(3);
+  auto& services = cluster.services(1);
+  auto make = [&](std::vector<int> processes, std::string name, std::string address = "127.0.0.1",
+                  std::chrono::milliseconds timeout = 5s) {
+    am::communicator comm(services, std::move(processes), std::move(name), std::move(address), timeout);
+  };
+  CHECK_THROWS_AS(make({}, "c"), am::value_error);
+  CHECK_THROWS_AS(make({1, 0}, "c"), am::value_error);
+  CHECK_THROWS_AS(make({0, 1, 1}, "c"), am::value_error);
+  CHECK_THROWS_AS(make({0, 2}, "c"), am::value_error);       // this process (1) is not in it
+  CHECK_THROWS_AS(make({0, 1, 3}, "c"), am::value_error);    // 3 is not a process
+  CHECK_THROWS_AS(make({0, 1}, ""), am::value_error);
+  CHECK_THROWS_AS(make({0, 1}, "a/b"), am::value_error);
+  CHECK_THROWS_AS(make({0, 1}, std::string(201, 'x')), am::value_error);
+  CHECK_THROWS_AS(make({0, 1}, "c", ""), am::value_error);
+  CHECK_THROWS_AS(make({0, 1}, "c", "no-such-host.invalid"), am::value_error);
+  CHECK_THROWS_WITH(make({0, 1}, "c", "192.0.2.1"), Catch::Contains("cannot bind"));  // not a local address
+  CHECK_THROWS_AS(make({0, 1}, "c", "127.0.0.1", 0ms), am::value_error);
+  CHECK(cluster.checks() == 0);
+}
+
+TEST_CASE("a name is single-use: joining it again is refused", "[collectives][gloo]") {
+  am::test::local_cluster cluster(2);
+  auto reports = on_processes(first_processes(2), 30s, [&](int p, rank_report& report) {
+    { auto comm = join(cluster, p, first_processes(2), "once"); }
+    try {
+      auto again = join(cluster, p, first_processes(2), "once");
+      report.problems.push_back("a used name was accepted");
+    } catch (const am::value_error& e) {
+      if (std::string(e.what()).find("already used") == std::string::npos)
+        report.problems.push_back(std::string("unexpected message: ") + e.what());
+    }
+  });
+  check_clean(reports);
+}
+
+TEST_CASE("participants that disagree on the process list get a desync error at creation",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(3);
+  auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report&) {
+    if (p == 2) {
+      join(cluster, p, first_processes(3), "lists", 5s);
+    } else {
+      while (cluster.checks() == 0) // process 2 issues first, so both lists are seen
+        std::this_thread::sleep_for(5ms);
+      join(cluster, p, {0, 1}, "lists", 5s);
+    }
+  });
+  for (int p = 0; p < 3; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::desync_error);
+    CHECK_THAT(reports[p].error_text, Catch::Contains("create over processes [0, 1, 2]"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("create over processes [0, 1]"));
+  }
+}
