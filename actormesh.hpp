@@ -35,3 +35,8 @@
 #include "sharding/shape_ops.hpp"
 #include "sharding/single_device_sharding.hpp"
 #include "sharding/visualize.hpp"
+
+// Multihost utilities (jax.experimental.multihost_utils) and the trees they take.
+#include "multihost/multihost_errors.hpp"
+#include "multihost/tree.hpp"
+#include "multihost/tree_def.hpp"
