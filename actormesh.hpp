@@ -37,6 +37,8 @@
 #include "sharding/visualize.hpp"
 
 // Multihost utilities (jax.experimental.multihost_utils) and the trees they take.
+#include "multihost/local_mesh.hpp"
 #include "multihost/multihost_errors.hpp"
+#include "multihost/multihost_utils.hpp"
 #include "multihost/tree.hpp"
 #include "multihost/tree_def.hpp"

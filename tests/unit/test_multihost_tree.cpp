@@ -13,7 +13,7 @@
 using am::host_array;
 using am::tree_def;
 
-TEST_CASE("tree structures print like JAX's PyTreeDef", "[unit][multihost]") {
+TEST_CASE("multihost: tree structures print like JAX's PyTreeDef", "[unit][multihost]") {
   CHECK(am::tree_structure(1.0f).to_string() == "PyTreeDef(*)");
   CHECK(am::tree_structure(std::tuple<>{}).to_string() == "PyTreeDef(())");
   CHECK(am::tree_structure(std::tuple<int>{1}).to_string() == "PyTreeDef((*,))");
@@ -25,7 +25,7 @@ TEST_CASE("tree structures print like JAX's PyTreeDef", "[unit][multihost]") {
   CHECK(am::tree_structure(std::vector<int>{}).num_leaves() == 0);
 }
 
-TEST_CASE("structure equality sees kinds, lengths and keys", "[unit][multihost]") {
+TEST_CASE("multihost: structure equality sees kinds, lengths and keys", "[unit][multihost]") {
   using V = std::vector<float>;
   CHECK(am::tree_structure(V{1, 2}) == am::tree_structure(V{3, 4}));
   CHECK(am::tree_structure(V{1, 2}) != am::tree_structure(V{1}));
@@ -36,7 +36,7 @@ TEST_CASE("structure equality sees kinds, lengths and keys", "[unit][multihost]"
   CHECK(am::tree_structure(std::pair<int, float>{}) == am::tree_structure(std::array<double, 2>{}));
 }
 
-TEST_CASE("flatten and unflatten round-trip every container and leaf kind", "[unit][multihost]") {
+TEST_CASE("multihost: flatten and unflatten round-trip every container and leaf kind", "[unit][multihost]") {
   using T = std::tuple<std::uint8_t, std::vector<host_array>, std::map<std::string, std::pair<bool, double>>,
                        std::array<std::int32_t, 2>>;
   T t{std::uint8_t{7},
@@ -58,7 +58,7 @@ TEST_CASE("flatten and unflatten round-trip every container and leaf kind", "[un
   CHECK(std::get<3>(back)[1] == 5);
 }
 
-TEST_CASE("unflatten refuses a structure the type cannot have", "[unit][multihost]") {
+TEST_CASE("multihost: unflatten refuses a structure the type cannot have", "[unit][multihost]") {
   auto [leaves, def] = am::tree_flatten(std::vector<float>{1, 2, 3});
   CHECK_THROWS_AS((am::tree_unflatten<std::tuple<float, float, float>>(def, leaves)), am::value_error);
   CHECK_THROWS_WITH(am::tree_unflatten<std::vector<float>>(def, std::span<const am::tree_leaf>(leaves).first(2)),
@@ -66,7 +66,7 @@ TEST_CASE("unflatten refuses a structure the type cannot have", "[unit][multihos
   CHECK_THROWS_AS(am::tree_unflatten<std::vector<am::array>>(def, leaves), am::type_error);
 }
 
-TEST_CASE("tree_map keeps the structure and visits leaves in flatten order", "[unit][multihost]") {
+TEST_CASE("multihost: tree_map keeps the structure and visits leaves in flatten order", "[unit][multihost]") {
   std::tuple<int, std::map<std::string, float>, std::vector<double>> t{1, {{"b", 2.f}, {"a", 3.f}}, {4.0, 5.0}};
   std::vector<double> seen;
   auto mapped = am::tree_map(
@@ -85,7 +85,7 @@ TEST_CASE("tree_map keeps the structure and visits leaves in flatten order", "[u
   CHECK(p.second[1] == 4.0);
 }
 
-TEST_CASE("a structure formats its leaves as Python prints nested containers", "[unit][multihost]") {
+TEST_CASE("multihost: a structure formats its leaves as Python prints nested containers", "[unit][multihost]") {
   std::tuple<int, std::vector<int>, std::map<std::string, int>> t{0, {1}, {{"k", 2}}};
   auto text = am::tree_structure(t).format(
       [](std::size_t k, bool top) { return (top ? "top" : "v") + std::to_string(k); });
@@ -94,7 +94,7 @@ TEST_CASE("a structure formats its leaves as Python prints nested containers", "
   CHECK(am::tree_structure(std::tuple<int>{}).format([](std::size_t, bool) { return "x"; }) == "(x,)");
 }
 
-TEST_CASE("partition specs are leaves of spec trees", "[unit][multihost]") {
+TEST_CASE("multihost: partition specs are leaves of spec trees", "[unit][multihost]") {
   std::tuple<am::partition_spec, std::optional<am::partition_spec>, am::none_t> specs{am::P("x"), std::nullopt,
                                                                                      am::none};
   CHECK(am::tree_structure(specs).to_string() == "PyTreeDef((*, *, *))");
