@@ -9,8 +9,10 @@
 //   multihost_probe sync-without P   every process but P meets at a barrier; P sleeps past it
 //   multihost_probe host-local       host_local_array_to_global_array and back, every spec kind
 //   multihost_probe mismatch         processes pass trees of different shapes
+//   multihost_probe live-devices P   three live_devices blocks; P is killed (SIGKILL) in the second
 #include "actormesh.hpp"
 
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -211,6 +213,56 @@ void mismatch(int p) {
   say("after mismatch: " + describe(mh::process_allgather(1)));
 }
 
+std::string ids(const std::vector<am::device>& devices) {
+  std::string out;
+  for (auto& d : devices)
+    out += (out.empty() ? "" : " ") + std::to_string(d.id);
+  return out;
+}
+
+std::string ids(const std::vector<int>& devices) {
+  std::string out;
+  for (int d : devices)
+    out += (out.empty() ? "" : " ") + std::to_string(d);
+  return out;
+}
+
+void live_devices(int p, int victim) {
+  mh::live_devices(am::devices(), [&](const std::vector<am::device>& live) { say("first live: " + ids(live)); });
+  say("first block passed");
+  attempt("no devices", [&] { mh::live_devices({}, [](auto&) {}); });
+  std::vector<am::device> others;
+  for (auto& d : am::devices())
+    if (d.process_index != p)
+      others.push_back(d);
+  attempt("no local devices", [&] { mh::live_devices(others, [](auto&) {}); });
+  attempt("body throws", [&] {
+    mh::live_devices(am::devices(), [&](auto&) {
+      if (p == 1)
+        throw am::value_error("the body's own error");
+    });
+    say("body throws: passed");
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    mh::live_devices(am::devices(), [&](const std::vector<am::device>& live) {
+      say("second live: " + ids(live));
+      if (p == victim)
+        std::raise(SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    });
+    say("second block passed");
+  } catch (const am::process_failure_error& e) {
+    say("second block failed devices: " + ids(e.failed_devices()));
+    say("second block error: " + std::string(e.what()));
+    say("second block failed after ms: "
+        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+                             .count()));
+  }
+  mh::live_devices(am::devices(), [&](const std::vector<am::device>& live) { say("third live: " + ids(live)); });
+  say("third block passed");
+}
+
 int run(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "broadcast";
   am::runtime rt;
@@ -228,6 +280,8 @@ int run(int argc, char** argv) {
     sync_without(p, std::atoi(argv[2]));
   else if (scenario == "host-local")
     host_local(p, n);
+  else if (scenario == "live-devices")
+    live_devices(p, std::atoi(argv[2]));
   else if (scenario == "mismatch")
     mismatch(p);
   else
