@@ -41,5 +41,6 @@
 #include "multihost/local_mesh.hpp"
 #include "multihost/multihost_errors.hpp"
 #include "multihost/multihost_utils.hpp"
+#include "multihost/preemption.hpp"
 #include "multihost/tree.hpp"
 #include "multihost/tree_def.hpp"

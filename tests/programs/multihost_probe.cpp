@@ -10,6 +10,9 @@
 //   multihost_probe host-local       host_local_array_to_global_array and back, every spec kind
 //   multihost_probe mismatch         processes pass trees of different shapes
 //   multihost_probe live-devices P   three live_devices blocks; P is killed (SIGKILL) in the second
+//   multihost_probe preempt P K MODE P raises SIGTERM at step K; every process prints the agreed
+//                                    sync point. MODE lockstep: a gather per step; free: process p
+//                                    sleeps 2(p+1) ms per step, so they drift apart
 #include "actormesh.hpp"
 
 #include <csignal>
@@ -263,6 +266,22 @@ void live_devices(int p, int victim) {
   say("third block passed");
 }
 
+void preempt(int p, int victim, int at, const std::string& mode) {
+  for (std::int64_t step = 0; step < 1000; ++step) {
+    if (mh::reached_preemption_sync_point(step)) {
+      say("preemption sync point at step " + std::to_string(step));
+      return;
+    }
+    if (p == victim && step == at)
+      std::raise(SIGTERM);
+    if (mode == "lockstep")
+      mh::process_allgather(step);
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(2 * (p + 1)));
+  }
+  say("no sync point within 1000 steps");
+}
+
 int run(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "broadcast";
   am::runtime rt;
@@ -282,6 +301,8 @@ int run(int argc, char** argv) {
     host_local(p, n);
   else if (scenario == "live-devices")
     live_devices(p, std::atoi(argv[2]));
+  else if (scenario == "preempt")
+    preempt(p, std::atoi(argv[2]), std::atoi(argv[3]), argv[4]);
   else if (scenario == "mismatch")
     mismatch(p);
   else
