@@ -25,6 +25,9 @@ namespace detail {
 /// error, waiting and completion callbacks.
 class future_state_base {
 public:
+  /// Virtual: a state may carry more (a shard in another process knows where it lives).
+  virtual ~future_state_base() = default;
+
   /// True once a value or an error has been stored.
   bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
 
@@ -247,6 +250,12 @@ class promise {
 public:
   /// Creates a fresh shared state.
   promise() : state_(std::make_shared<detail::future_state<T>>()) { state_->add_writer(); }
+
+  /// Writes `state`, made by the caller (a derived state that carries more than the value).
+  explicit promise(std::shared_ptr<detail::future_state<T>> state) : state_(std::move(state)) {
+    if (state_)
+      state_->add_writer();
+  }
 
   promise(const promise& other) : state_(other.state_) {
     if (state_)

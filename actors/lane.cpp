@@ -5,11 +5,16 @@
 
 namespace am {
 
+namespace {
+std::atomic<caller_id> next_caller{1};
+} // namespace
+
 caller_id this_caller() noexcept {
-  static std::atomic<caller_id> next{1};
-  thread_local caller_id id = next.fetch_add(1, std::memory_order_relaxed);
+  thread_local caller_id id = next_caller.fetch_add(1, std::memory_order_relaxed);
   return id;
 }
+
+caller_id new_caller_id() noexcept { return next_caller.fetch_add(1, std::memory_order_relaxed); }
 
 std::uint64_t new_receiver_key() noexcept {
   static std::atomic<std::uint64_t> next{1};

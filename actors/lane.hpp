@@ -21,6 +21,9 @@ struct call_header {
 /// The calling thread's id (assigned on first use, never reused in this process).
 caller_id this_caller() noexcept;
 
+/// A fresh caller id that no thread has (a lane issued on behalf of a remote caller).
+caller_id new_caller_id() noexcept;
+
 /// A key for a new receiver of lane calls, unique in this process for its whole life (actor ids
 /// are not: a second actor system reuses them, and its receivers must start again at sequence 0).
 std::uint64_t new_receiver_key() noexcept;

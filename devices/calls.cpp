@@ -2,7 +2,9 @@
 
 #include "actors/lane.hpp"
 #include "actors/detail/messages.hpp"
+#include "devices/detail/lane_calls.hpp"
 #include "devices/detail/runtime_impl.hpp"
+#include "devices/remote/controller_link.hpp"
 
 #include <caf/send.hpp>
 
@@ -29,43 +31,74 @@ const std::shared_ptr<detail::device_outbox>& outbox_for(detail::runtime_impl& r
 
 /// Queues a piece of work as the next call of this thread's lane to the device (the outbox numbers
 /// it); sends the device a take message unless one is already pending.
-void send_to_device(const device& d, detail::device_work work) {
-  auto rt = detail::current_runtime();
-  detail::runtime_impl::call_guard issuing(*rt); // stop() waits for this call to be queued or refused
-  auto& ep = rt->endpoint(d);
-  auto& box = outbox_for(*rt, ep);
-  if (box->push(std::move(work)))
-    caf::anon_send(ep.actor, detail::device_batch{box});
+void send_to_device(detail::runtime_impl& rt, const device& d, detail::device_work work) {
+  auto& ep = rt.endpoint(d);
+  detail::send_in_lane(rt, ep, outbox_for(rt, ep), std::move(work));
+}
+
+/// The controller's link when `d` is a worker's device in single-controller mode, else null.
+/// Called under a call_guard (the link is not used once the runtime stops).
+detail::remote::controller_link* worker_link(detail::runtime_impl& rt, const device& d) {
+  if (d.process_index == rt.process_index() || !rt.workers())
+    return nullptr;
+  rt.check_known(d);
+  return rt.workers();
 }
 
 } // namespace
+
+namespace detail {
+
+void send_in_lane(runtime_impl& rt, const device_endpoint& ep, const std::shared_ptr<device_outbox>& box,
+                  device_work work) {
+  runtime_impl::call_guard issuing(rt); // stop() waits for this call to be queued or refused
+  if (box->push(std::move(work)))
+    caf::anon_send(ep.actor, device_batch{box});
+}
+
+} // namespace detail
 
 std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> p,
                                   std::vector<shard_future> inputs) {
   if (!p)
     throw value_error("execute: no program");
+  auto rt = detail::current_runtime();
+  if (auto* link = worker_link(*rt, d)) {
+    detail::runtime_impl::call_guard issuing(*rt);
+    return link->execute(d, std::move(p), inputs);
+  }
   detail::program_call call{std::move(p), std::move(inputs), {}};
   std::vector<shard_future> results;
   call.outputs.resize(call.code->outputs.size());
   results.reserve(call.outputs.size());
   for (auto& out : call.outputs)
     results.push_back(out.get_future());
-  send_to_device(d, std::move(call));
+  send_to_device(*rt, d, std::move(call));
   return results;
 }
 
 shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type) {
+  auto rt = detail::current_runtime();
+  if (auto* link = worker_link(*rt, d)) {
+    detail::runtime_impl::call_guard issuing(*rt);
+    return link->upload(d, std::move(bytes), std::move(type));
+  }
   promise<buffer_ref> out;
   auto result = out.get_future();
   auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
-  send_to_device(d, detail::upload_call{std::move(shared), std::move(type), std::move(out)});
+  send_to_device(*rt, d, detail::upload_call{std::move(shared), std::move(type), std::move(out)});
   return result;
 }
 
 future<std::vector<std::byte>> fetch(const device& d, shard_future shard) {
+  auto rt = detail::current_runtime();
+  if (auto* link = worker_link(*rt, d)) {
+    detail::runtime_impl::call_guard issuing(*rt);
+    return link->fetch(d, shard);
+  }
   promise<std::vector<std::byte>> out;
   auto result = out.get_future();
-  send_to_device(d, detail::fetch_call{std::move(shard), std::move(out)});
+  send_to_device(*rt, d, detail::fetch_call{std::move(shard), std::move(out)});
   return result;
 }
 

@@ -95,6 +95,16 @@ scheduler_policy parse_policy(const std::string& text, const std::string& source
   throw value_error(source + "='" + text + "' is not a scheduler policy (sharing or stealing)");
 }
 
+process_role parse_role(const std::string& text, const std::string& source) {
+  if (text == "peer")
+    return process_role::peer;
+  if (text == "controller")
+    return process_role::controller;
+  if (text == "worker")
+    return process_role::worker;
+  throw value_error(source + "='" + text + "' is not a process role (peer, controller or worker)");
+}
+
 std::string check_log_level(const std::string& text, const std::string& source) {
   detail::log_level level;
   if (!detail::parse_log_level(text, level))
@@ -197,6 +207,7 @@ const std::vector<option_source>& option_sources() {
                 &resolved_options::tls_certificate),
     text_option("tls_key", "AM_TLS_KEY", "--am-tls-key", &options::tls_key, &resolved_options::tls_key),
     text_option("tls_ca", "AM_TLS_CA", "--am-tls-ca", &options::tls_ca, &resolved_options::tls_ca),
+    typed_option("role", "AM_ROLE", "--am-role", &options::role, &resolved_options::role, parse_role, no_check),
   };
   return sources;
 }
@@ -335,6 +346,19 @@ void check_coordinator(draft& d) {
     v.listen_address = address->host;
 }
 
+/// A controller is process 0 and drives workers; a worker serves a controller (process 0).
+void check_role(const draft& d) {
+  auto& v = d.values;
+  if (v.role == process_role::controller && v.process_id != 0)
+    throw value_error(describe(d, "role", "controller") + " needs process_id 0, not "
+                      + describe(d, "process_id", std::to_string(v.process_id))
+                      + ": the controller hosts the coordinator");
+  if (v.role == process_role::worker && (v.process_id == 0 || !v.clustered()))
+    throw value_error(describe(d, "role", "worker") + " joins a controller's cluster as process 1 or above: "
+                      + describe(d, "process_id", std::to_string(v.process_id)) + ", "
+                      + (v.clustered() ? "coordinator " + v.coordinator_address : std::string("no coordinator")));
+}
+
 void check_tls(const draft& d) {
   std::vector<std::pair<const char*, const std::string*>> files = {
     {"tls_certificate", &d.values.tls_certificate}, {"tls_key", &d.values.tls_key}, {"tls_ca", &d.values.tls_ca}};
@@ -389,6 +413,7 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
   drop_lone_launcher_coordinator(d);
   check_membership(d);
   check_coordinator(d);
+  check_role(d);
   check_tls(d);
   check_heartbeat(d);
   d.values.cluster_source = cluster_source(d);
@@ -401,6 +426,18 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
 
 std::string to_string(scheduler_policy p) {
   return p == scheduler_policy::stealing ? "stealing" : "sharing";
+}
+
+std::string to_string(process_role r) {
+  switch (r) {
+    case process_role::controller:
+      return "controller";
+    case process_role::worker:
+      return "worker";
+    case process_role::peer:
+      break;
+  }
+  return "peer";
 }
 
 } // namespace am

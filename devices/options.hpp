@@ -19,6 +19,13 @@ enum class scheduler_policy {
   stealing, ///< per-worker queues with stealing: better for many busy actors
 };
 
+/// What a process of a cluster does (doc/multihost.md).
+enum class process_role {
+  peer,       ///< multi-controller: every process runs the program on its own devices (the default)
+  controller, ///< single-controller: process 0 runs the program and drives every device of the cluster
+  worker,     ///< single-controller: runs the controller's calls on its devices (`runtime::serve()`)
+};
+
 /// Options as given in code: every field left empty falls back to flags, environment, defaults.
 struct options {
   /// Number of virtual CPU devices (like XLA's --xla_force_host_platform_device_count). Default 8.
@@ -70,6 +77,9 @@ struct options {
   std::optional<std::string> tls_key;
   /// The CA file that peers' certificates must chain to (AM_TLS_CA, --am-tls-ca).
   std::optional<std::string> tls_ca;
+  /// peer, controller or worker (AM_ROLE, --am-role). A controller is process 0 of a cluster
+  /// whose other processes are workers; peers and workers never mix. Default peer.
+  std::optional<process_role> role;
 };
 
 /// The options in force, every field decided.
@@ -94,6 +104,7 @@ struct resolved_options {
   std::string tls_certificate;      ///< empty: no TLS (then tls_key and tls_ca are empty too)
   std::string tls_key;
   std::string tls_ca;
+  am::process_role role = am::process_role::peer;
   /// Where the cluster settings came from: "code", "flags", "AM_* environment", "Slurm" or
   /// "Open MPI", the highest-precedence source that set coordinator_address, num_processes or
   /// process_id; "local" when not clustered. For `actormesh info`.
@@ -111,7 +122,7 @@ using environment_lookup = std::function<const char*(const char*)>;
 /// AM_SCHEDULER_THREADS, AM_USE_GPUS, AM_LOG, AM_CPU_MEMORY_LIMIT, AM_COORDINATOR,
 /// AM_NUM_PROCESSES, AM_PROCESS_ID, AM_LISTEN_ADDRESS, AM_JOIN_TIMEOUT, AM_HEARTBEAT_INTERVAL,
 /// AM_HEARTBEAT_TIMEOUT, AM_COLLECTIVE_TIMEOUT, AM_SHUTDOWN_TIMEOUT, AM_TLS_CERTIFICATE, AM_TLS_KEY,
-/// AM_TLS_CA) < flags in `args` (the same names as --am-cpu-devices N and so on, except --am-gpus
+/// AM_TLS_CA, AM_ROLE) < flags in `args` (the same names as --am-cpu-devices N and so on, except --am-gpus
 /// for AM_USE_GPUS and --am-log for AM_LOG; `--flag=value` or `--flag value`; other arguments are
 /// ignored) < `in_code`, field by field. A memory limit is a byte count, optionally with a binary
 /// suffix: 512M, 2GiB, 64k. Then checks the cluster settings together (process_id < num_processes,
@@ -127,5 +138,8 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
 
 /// Printable name of a policy (`sharing`, `stealing`).
 std::string to_string(scheduler_policy p);
+
+/// Printable name of a role (`peer`, `controller`, `worker`).
+std::string to_string(process_role r);
 
 } // namespace am

@@ -44,6 +44,12 @@ void runtime::stop() {
   detail::clear_current_runtime(impl_.get());
 }
 
+void runtime::serve() {
+  if (!impl_)
+    throw runtime_error("serve(): the runtime has stopped");
+  impl_->serve();
+}
+
 bool is_running() noexcept {
   try {
     return detail::current_runtime() != nullptr;

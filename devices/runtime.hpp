@@ -50,6 +50,15 @@ public:
   /// tasks it throws am::runtime_error instead of waiting for itself.
   void stop();
 
+  /// A worker of a single-controller cluster (role worker): runs the controller's calls on this
+  /// process's devices until the controller stops, then returns (stop the runtime after it).
+  /// Throws am::process_failure_error when the controller is lost, am::runtime_error when this
+  /// process is not a worker or the runtime stops meanwhile.
+  ///
+  ///     am::runtime rt(argc, argv);  // --am-role worker --am-coordinator HOST:PORT ...
+  ///     rt.serve();
+  void serve();
+
 private:
   std::shared_ptr<detail::runtime_impl> impl_;
 };

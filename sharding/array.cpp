@@ -43,6 +43,8 @@ std::vector<shard> array::addressable_shards() const {
 }
 
 bool array::is_fully_addressable() const {
+  if (detail::drives_every_device()) // the controller of a single-controller cluster
+    return true;
   return sharding()->is_fully_addressable(process_index());
 }
 

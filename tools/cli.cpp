@@ -29,6 +29,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_info_command(app, out);
   add_visualize_command(app, out);
   add_shards_command(app, out);
+  add_worker_command(app, out);
   int status = 0; // set by a subcommand that has an exit status of its own (launch)
   add_launch_command(app, out, err, status);
   try {

@@ -36,6 +36,10 @@ void add_shards_command(CLI::App& app, std::ostream& out);
 /// to `out` and `err`, prefixed with their index.
 void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int& status);
 
+/// `actormesh worker --coordinator HOST:PORT --process-id K --num-processes N [--cpu-devices D]`: a
+/// worker of a single-controller cluster; serves the controller's calls until it stops.
+void add_worker_command(CLI::App& app, std::ostream& out);
+
 /// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a
 /// mesh of a million would print 70-80 MB, which no one reads; larger meshes are refused.
 inline constexpr std::int64_t max_cli_devices = 16384;

@@ -28,6 +28,8 @@ struct client_shared {
   std::map<std::uint64_t, promise<std::string>> pending;
   promise<std::string> joined;
   std::map<int, std::string> failed;          ///< process -> notice
+  std::map<int, caf::actor> call_servers;     ///< workers' (on the controller)
+  std::vector<std::function<void(int, const std::string&)>> failure_listeners;
   std::optional<std::string> coordinator_lost;
   bool expelled = false;                      ///< the supervisor declared this very process failed
   std::optional<std::string> closed;          ///< the runtime stopped: why
@@ -128,6 +130,9 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
       lose_coordinator(self, "the connection to it was lost (it died or closed it)");
   });
   self->send(st.supervisor, join_atom::value, join_bytes);
+  if (config.call_server)
+    self->send(st.supervisor, call_server_atom::value, static_cast<std::int32_t>(st.shared->process),
+               config.call_server);
   if (config.heartbeat_interval.count() > 0)
     self->send(self, tick_atom::value);
   return {
@@ -158,10 +163,23 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
     [self](failed_atom, std::int32_t p, const std::string& notice) {
       auto& sh = *self->state.shared;
       log(log_level::warning, "cluster: {}", notice);
+      std::vector<std::function<void(int, const std::string&)>> listeners;
+      {
+        std::lock_guard<std::mutex> guard(sh.mutex);
+        sh.failed[p] = notice;
+        if (p == sh.process)
+          sh.expelled = true;
+        listeners = sh.failure_listeners;
+      }
+      for (auto& listener : listeners)
+        listener(p, notice);
+    },
+    [self](call_server_atom, std::int32_t p, caf::actor server) {
+      if (self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(self->state.supervisor))
+        return; // only the supervisor hands out call servers
+      auto& sh = *self->state.shared;
       std::lock_guard<std::mutex> guard(sh.mutex);
-      sh.failed[p] = notice;
-      if (p == sh.process)
-        sh.expelled = true;
+      sh.call_servers[p] = std::move(server);
     },
     [self](heartbeat_atom) { self->state.last_answer = clock::now(); },
     [self](tick_atom) {
@@ -186,6 +204,9 @@ cluster_client::cluster_client(caf::actor_system& system, caf::actor supervisor,
   shared_->process_count = request_.process_count;
   shared_->coordinator = config_.coordinator;
   actor_ = system.spawn(client_behavior, shared_, supervisor_, encode(request_), config_);
+  // A detached call server is joined when the actor system goes, which waits for every handle to
+  // it: the client actor's copy goes with its state, this one now.
+  config_.call_server = nullptr;
 }
 
 cluster_client::~cluster_client() { close("The actormesh runtime has stopped"); }
@@ -220,6 +241,22 @@ std::optional<std::string> cluster_client::failure_of(int p) const {
   if (it == shared_->failed.end())
     return std::nullopt;
   return it->second;
+}
+
+bool cluster_client::coordinator_lost() const {
+  std::lock_guard<std::mutex> guard(shared_->mutex);
+  return shared_->coordinator_lost.has_value();
+}
+
+caf::actor cluster_client::call_server_of(int p) const {
+  std::lock_guard<std::mutex> guard(shared_->mutex);
+  auto it = shared_->call_servers.find(p);
+  return it == shared_->call_servers.end() ? caf::actor{} : it->second;
+}
+
+void cluster_client::on_process_failure(std::function<void(int, const std::string&)> listener) {
+  std::lock_guard<std::mutex> guard(shared_->mutex);
+  shared_->failure_listeners.push_back(std::move(listener));
 }
 
 template <class Send>

@@ -12,6 +12,7 @@
 #include <caf/fwd.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@ struct client_config {
   std::chrono::milliseconds heartbeat_interval{1000}; ///< zero: no heartbeats (local mode)
   std::chrono::milliseconds heartbeat_timeout{20000}; ///< silence of the coordinator that counts as loss
   std::chrono::milliseconds default_timeout{300000};  ///< barriers and collectives without one
+  caf::actor call_server;                             ///< a worker's, registered right after the join
 };
 
 /// One process's membership in a cluster. Thread-safe; every blocking call has a timeout.
@@ -64,6 +66,17 @@ public:
 
   /// Why process `p` failed, if the supervisor said it did.
   std::optional<std::string> failure_of(int p) const;
+
+  /// True once the coordinator is gone (a worker's controller, in single-controller mode).
+  bool coordinator_lost() const;
+
+  /// On the controller: worker `p`'s call server (null for a process without one). Known before
+  /// wait_joined returns.
+  caf::actor call_server_of(int p) const;
+
+  /// Runs `listener(process, notice)` on the client's thread for every process failure the
+  /// supervisor reports from now on (short and non-blocking, as a future's callback).
+  void on_process_failure(std::function<void(int, const std::string&)> listener);
 
   int process_index() const noexcept override;
   int process_count() const noexcept override;

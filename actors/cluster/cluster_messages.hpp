@@ -20,6 +20,9 @@ using kv_set_atom = caf::atom_constant<caf::atom("am_kvset")>;       ///< (proce
 using kv_get_atom = caf::atom_constant<caf::atom("am_kvget")>;       ///< (process, req, key, timeout ms)
 using collective_atom = caf::atom_constant<caf::atom("am_coll")>;    ///< (process, req, check bytes)
 using leave_atom = caf::atom_constant<caf::atom("am_leave")>;        ///< (process, req)
+/// (process, actor): a worker's call server, which the supervisor hands the controller (before
+/// the directory), in both directions.
+using call_server_atom = caf::atom_constant<caf::atom("am_callsrv")>;
 
 // supervisor -> client
 using joined_atom = caf::atom_constant<caf::atom("am_joined")>;      ///< (reply bytes): directory

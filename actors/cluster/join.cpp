@@ -187,7 +187,9 @@ cluster_membership join_cluster(caf::actor_system& system, const join_settings& 
     req.process_count = s.process_count;
     req.host = host_name();
     req.devices = s.local_devices;
+    req.role = s.role;
     client_config cc;
+    cc.call_server = s.call_server;
     cc.coordinator = coordinator;
     cc.heartbeat_interval = s.networked ? s.heartbeat_interval : std::chrono::milliseconds(0);
     cc.heartbeat_timeout = s.heartbeat_timeout;

@@ -32,6 +32,8 @@ struct join_settings {
   std::chrono::milliseconds heartbeat_timeout{20000};
   std::chrono::milliseconds collective_timeout{300000};
   std::vector<device> local_devices; ///< platform and local ordinal of each, in order
+  member_role role = member_role::peer;
+  caf::actor call_server;            ///< a worker's (registered with its join)
 };
 
 /// Loads the modules a networked runtime needs (middleman, OpenSSL when `tls`) and sets their

@@ -26,6 +26,13 @@ device read_device(wire_reader& r) {
   return d;
 }
 
+member_role read_role(wire_reader& r) {
+  auto v = r.u8();
+  if (v > static_cast<std::uint8_t>(member_role::worker))
+    throw value_error("malformed cluster message: unknown role code " + std::to_string(v));
+  return static_cast<member_role>(v);
+}
+
 std::size_t read_count(wire_reader& r, std::size_t limit, const char* what) {
   auto n = r.u64();
   if (n > limit)
@@ -35,6 +42,18 @@ std::size_t read_count(wire_reader& r, std::size_t limit, const char* what) {
 }
 
 } // namespace
+
+const char* role_name(member_role r) noexcept {
+  switch (r) {
+    case member_role::controller:
+      return "controller";
+    case member_role::worker:
+      return "worker";
+    case member_role::peer:
+      break;
+  }
+  return "peer";
+}
 
 std::string encode(const join_request& r) {
   wire_writer w;
@@ -46,6 +65,7 @@ std::string encode(const join_request& r) {
   w.u64(r.devices.size());
   for (auto& d : r.devices)
     write_device(w, d);
+  w.u8(static_cast<std::uint8_t>(r.role));
   return w.take();
 }
 
@@ -63,6 +83,7 @@ join_request decode_join_request(const std::string& bytes) {
   auto n = read_count(r, max_process_devices, "devices");
   for (std::size_t k = 0; k < n; ++k)
     out.devices.push_back(read_device(r));
+  out.role = read_role(r);
   r.finish();
   return out;
 }
@@ -83,6 +104,8 @@ std::string encode(const cluster_directory& d) {
   w.u64(d.hosts.size());
   for (auto& h : d.hosts)
     w.str(h);
+  for (std::size_t p = 0; p < d.hosts.size(); ++p)
+    w.u8(static_cast<std::uint8_t>(p < d.roles.size() ? d.roles[p] : member_role::peer));
   return w.take();
 }
 
@@ -99,6 +122,8 @@ cluster_directory decode_directory(const std::string& bytes) {
   auto hosts = read_count(r, max_cluster_processes, "hosts");
   for (std::size_t k = 0; k < hosts; ++k)
     out.hosts.push_back(r.str(256));
+  for (std::size_t k = 0; k < hosts; ++k)
+    out.roles.push_back(read_role(r));
   for (auto& dev : out.devices)
     if (dev.process_index >= static_cast<int>(out.hosts.size()))
       throw value_error("malformed cluster message: device " + std::to_string(dev.id)

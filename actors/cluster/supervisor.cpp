@@ -30,6 +30,8 @@ struct member {
   caf::actor client;
   std::string host;
   std::vector<device> devices;
+  member_role role = member_role::peer;
+  caf::actor call_server;  ///< a worker's: where the controller sends its device calls
   clock::time_point last_seen;
 };
 
@@ -192,26 +194,67 @@ public:
     m.client = sender;
     m.host = req.host;
     m.devices = req.devices;
+    m.role = req.role;
     m.last_seen = clock::now();
     self->monitor(sender);
     log(log_level::info, "supervisor: process {} joined from {} with {} devices", req.process, req.host,
         req.devices.size());
-    if (std::all_of(members.begin(), members.end(), [](auto& x) { return x.status == member_status::joined; }))
+    maybe_form();
+  }
+
+  /// Forms the cluster once every process has joined and every worker's call server (which its
+  /// client sends right after the join) is there.
+  void maybe_form() {
+    if (formed || join_outcome)
+      return;
+    bool complete = std::all_of(members.begin(), members.end(), [](auto& x) {
+      return x.status == member_status::joined && (x.role != member_role::worker || x.call_server);
+    });
+    if (complete)
       form();
   }
 
+  /// Why the members' roles do not make one cluster (empty when they do): all peers, or a
+  /// controller as process 0 with workers.
+  std::string role_conflict() const {
+    auto first = members.front().role;
+    auto expected = first == member_role::controller ? member_role::worker : member_role::peer;
+    if (first == member_role::worker)
+      return std::string("Process 0 joined as a worker, but process 0 hosts the coordinator: it must be the ")
+             + "controller (single-controller) or a peer (multi-controller)";
+    for (int p = 1; p < config.process_count; ++p) {
+      auto& m = members[static_cast<std::size_t>(p)];
+      if (m.role != expected)
+        return "Process " + std::to_string(p) + " joined as a " + role_name(m.role) + ", but process 0 is a "
+               + role_name(first) + ": a cluster is either peers that all run the program, or one controller "
+               + "(process 0) and workers";
+    }
+    return {};
+  }
+
   void form() {
+    if (auto conflict = role_conflict(); !conflict.empty()) {
+      fail_join({reply_code::invalid, -1, conflict, {}});
+      return;
+    }
     formed = true;
     int next_id = 0;
     for (int p = 0; p < config.process_count; ++p) {
       auto& m = members[static_cast<std::size_t>(p)];
       directory.hosts.push_back(m.host);
+      directory.roles.push_back(m.role);
       for (auto d : m.devices) {
         d.id = next_id++;
         d.process_index = p;
         directory.devices.push_back(d);
       }
     }
+    // The controller learns where to send each worker's device calls before it learns the
+    // directory (one sender, one receiver: in this order).
+    if (members.front().role == member_role::controller)
+      for (int p = 1; p < config.process_count; ++p)
+        self->send(members.front().client, call_server_atom::value, static_cast<std::int32_t>(p),
+                   members[static_cast<std::size_t>(p)].call_server);
     auto reply_bytes = encode(ok(encode(directory)));
     for (auto& m : members)
       self->send(m.client, joined_atom::value, reply_bytes);
@@ -535,6 +578,18 @@ caf::behavior supervisor_behavior(supervisor_actor* self, supervisor_config conf
     },
     [self](collective_atom, std::int32_t p, std::uint64_t req, const std::string& bytes) {
       guarded("collective", [&] { self->state.on_collective(p, req, bytes); });
+    },
+    [self](call_server_atom, std::int32_t p, caf::actor server) {
+      guarded("call server", [&] {
+        auto& st = self->state;
+        if (!st.from_member(p) || st.formed || !server) {
+          log(log_level::warning, "supervisor: refused a call server from a sender that is not process {}'s client", p);
+          return;
+        }
+        st.members[static_cast<std::size_t>(p)].call_server = std::move(server);
+        log(log_level::info, "supervisor: process {} registered its call server", p);
+        st.maybe_form();
+      });
     },
     [self](leave_atom, std::int32_t p, std::uint64_t req) { guarded("leave", [&] { self->state.on_leave(p, req); }); },
     [self](tick_atom) { guarded("tick", [&] { self->state.on_tick(); }); },

@@ -1,4 +1,4 @@
-#include "sharding/detail/shard_transfers.hpp"
+#include "devices/collectives/shard_transfers.hpp"
 
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"

@@ -6,6 +6,9 @@
 #include "actors/detail/host_actor.hpp"
 #include "actors/lane.hpp"
 #include "devices/cpu/cpu_device.hpp"
+#include "devices/remote/call_server.hpp"
+#include "devices/remote/controller_link.hpp"
+#include "devices/remote/remote_messages.hpp"
 
 #if AM_HAVE_CUDA
 #include "devices/cuda/cuda_device.hpp"
@@ -113,6 +116,10 @@ join_settings make_join_settings(const resolved_options& opts, const gpu_report&
   s.heartbeat_timeout = opts.heartbeat_timeout;
   s.collective_timeout = opts.collective_timeout;
   s.local_devices = local_device_list(opts, gpus);
+  if (s.networked && opts.role == process_role::controller)
+    s.role = member_role::controller;
+  if (s.networked && opts.role == process_role::worker)
+    s.role = member_role::worker;
   return s;
 }
 
@@ -126,6 +133,12 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   auto join = make_join_settings(options_, gpus_);
   configure_caf(caf_config_, options_, join);
   system_ = std::make_unique<caf::actor_system>(caf_config_);
+  // A worker's call server goes with its join (the controller learns it with the directory); it
+  // holds the controller's requests until the devices below are up.
+  if (join.role == member_role::worker) {
+    call_server_ = remote::spawn_call_server(*system_, *this, controller_stopped_);
+    join.call_server = call_server_;
+  }
   // Join first: the directory gives every device its global id (by process, then local order).
   membership_ = join_cluster(*system_, join);
   if (join.networked) {
@@ -159,6 +172,11 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   }
   host_ = spawn_host_actor(*system_, options_.process_id, stop_);
   host_lane_key_ = new_receiver_key();
+  if (call_server_)
+    caf::anon_send(call_server_, remote::ready_atom::value);
+  if (membership_.client->directory().single_controller() && options_.process_id == 0
+      && membership_.client->process_count() > 1)
+    workers_ = remote::controller_link::start(*this);
   // CAF 0.17 leaves a thread-local reference to the system's logger on a thread that constructs the
   // system or spawns an actor, and ~actor_system waits until the logger is destroyed: stopping on
   // any other thread while this one lives would wait forever. Drop the reference, so that any
@@ -178,6 +196,10 @@ runtime_impl::~runtime_impl() {
     for (auto& ep : endpoints_)
       caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
+    if (call_server_)
+      caf::anon_send_exit(call_server_, caf::exit_reason::user_shutdown);
+    if (workers_)
+      workers_->stop();
     if (membership_.client)
       caf::anon_send_exit(membership_.client->actor(), caf::exit_reason::user_shutdown);
     caf::anon_send_exit(membership_.supervisor, caf::exit_reason::user_shutdown);
@@ -234,6 +256,9 @@ void runtime_impl::stop() {
         box->close();
     outboxes_.clear();
   }
+  // The controller tells its workers, whose serve() then returns; what still waits on them fails.
+  if (workers_)
+    workers_->stop();
   // A distributed shutdown: this process stays (its actors still serve) until every process has
   // stopped or failed, or the shutdown timeout passes.
   // Services of the floors above (shard transfers) end first, while the other processes are
@@ -253,16 +278,31 @@ void runtime_impl::stop() {
   for (auto& ep : endpoints_)
     send_urgent_exit(ep.actor);
   send_urgent_exit(host_);
+  send_urgent_exit(call_server_);
   send_urgent_exit(membership_.client->actor());
   send_urgent_exit(membership_.supervisor);
   for (auto& ep : endpoints_)
     ep.actor = nullptr;
   host_ = nullptr;
+  call_server_ = nullptr;
   membership_.supervisor = nullptr;
   system_.reset(); // joins every actor: each finishes at most the call it is running
   membership_.client->close("The actormesh runtime has stopped");
   stopped_ = true;
   log(log_level::info, "runtime stopped");
+}
+
+void runtime_impl::serve() {
+  if (!call_server_)
+    throw runtime_error("serve(): this process is not a worker (run it with role worker: --am-role worker or "
+                        "AM_ROLE=worker)");
+  auto done = controller_stopped_.get_future();
+  while (!done.wait_for(std::chrono::milliseconds(50))) {
+    if (stop_->raised())
+      throw runtime_error("The actormesh runtime has stopped while serving its controller");
+    if (membership_.client->coordinator_lost() || membership_.client->failure_of(0))
+      membership_.client->check_alive({0}); // throws the coordinator's process_failure_error
+  }
 }
 
 std::shared_ptr<void> runtime_impl::service(const std::string& name,

@@ -26,6 +26,10 @@
 
 namespace am::detail {
 
+namespace remote {
+class controller_link;
+}
+
 /// A device actor with the key its lane is numbered against.
 struct device_endpoint {
   device dev;
@@ -79,6 +83,20 @@ public:
 
   /// This process's index in the cluster.
   int process_index() const noexcept { return options_.process_id; }
+
+  /// On a single-controller cluster's controller: the link to the workers; null otherwise.
+  remote::controller_link* workers() const noexcept { return workers_.get(); }
+
+  /// True when this process can run work on `d`: its own devices, and on the controller of a
+  /// single-controller cluster every device.
+  bool drives(const device& d) const noexcept {
+    return d.process_index == options_.process_id || workers_ != nullptr;
+  }
+
+  /// A worker's service loop: returns when the controller stops the cluster; throws
+  /// am::process_failure_error when the controller is lost and am::runtime_error when this
+  /// runtime stops meanwhile or is not a worker.
+  void serve();
 
   /// The local interface address the data plane (collective engines) binds: the listen address
   /// when one was given, else the address this host uses to reach the coordinator (127.0.0.1 for
@@ -136,6 +154,9 @@ private:
   std::vector<memory_stats_source> memory_sources_;
   caf::actor host_;
   std::uint64_t host_lane_key_ = 0;
+  std::shared_ptr<remote::controller_link> workers_; ///< the controller's, in single-controller mode
+  caf::actor call_server_;                           ///< a worker's
+  promise<void> controller_stopped_;                 ///< a worker's: resolved when the controller stops
   cluster_membership membership_;
   std::string data_plane_address_ = "127.0.0.1";
   std::mutex services_mutex_;

@@ -6,7 +6,9 @@
 
 namespace am::detail {
 
-bool is_addressable(const device& d) { return d.process_index == process_index(); }
+bool is_addressable(const device& d) { return current_runtime()->drives(d); }
+
+bool drives_every_device() { return current_runtime()->workers() != nullptr; }
 
 shard_future remote_shard(const device& d) {
   current_runtime()->check_known(d); // a made-up "remote" descriptor is refused like a local one

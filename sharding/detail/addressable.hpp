@@ -7,8 +7,12 @@
 
 namespace am::detail {
 
-/// True when `d` belongs to this process (always, in local mode).
+/// True when this process runs work on `d`: its own devices (always, in local mode), and every
+/// device on the controller of a single-controller cluster.
 bool is_addressable(const device& d);
+
+/// True on the controller of a single-controller cluster (every device is addressable).
+bool drives_every_device();
 
 /// The shard future of another process's device: failed with an error that says the data lives
 /// in that process. Work on this process never waits on it; a use that needs its data fails

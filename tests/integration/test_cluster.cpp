@@ -175,10 +175,10 @@ TEST_CASE("a peer of another build is refused at join, naming both versions", "[
   INFO(group.all_output());
   for (std::size_t p = 0; p < 3; ++p) {
     auto out = group[p].output();
-    bool named = out.find("error value_error: Process 1 runs actormesh 9.9.9 (wire protocol 1), but the coordinator "
+    bool named = out.find("error value_error: Process 1 runs actormesh 9.9.9 (wire protocol 2), but the coordinator "
                           "at 127.0.0.1:")
                      != std::string::npos
-                 && out.find("runs actormesh 0.1.0 (wire protocol 1): every process of a cluster must run the same "
+                 && out.find("runs actormesh 0.1.0 (wire protocol 2): every process of a cluster must run the same "
                              "build")
                         != std::string::npos;
     // The coordinator and the refused process always get the reason; a process still connecting

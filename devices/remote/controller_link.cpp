@@ -1,0 +1,364 @@
+#include "devices/remote/controller_link.hpp"
+
+#include "actors/detail/log.hpp"
+#include "actors/errors.hpp"
+#include "actors/lane.hpp"
+#include "devices/collectives/shard_transfers.hpp"
+#include "devices/detail/runtime_impl.hpp"
+#include "devices/remote/remote_messages.hpp"
+#include "devices/remote/remote_wire.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/spawn_options.hpp>
+#include <caf/system_messages.hpp>
+
+#include <cstring>
+
+namespace am::detail::remote {
+
+namespace {
+
+/// The controller's reply sink: takes the workers' answers and notices their call servers going.
+/// It holds the link weakly (the link owns it).
+caf::behavior sink_behavior(caf::event_based_actor* self, std::weak_ptr<controller_link> link,
+                            std::vector<caf::actor> servers) {
+  self->set_default_handler(caf::drop);
+  for (auto& s : servers)
+    if (s)
+      self->monitor(s);
+  self->set_down_handler([self, link, servers](caf::down_msg& msg) {
+    for (std::size_t p = 0; p < servers.size(); ++p)
+      if (servers[p] && msg.source == servers[p].address())
+        if (auto l = link.lock())
+          l->fail_process(static_cast<int>(p), "the connection to it was lost (it died or closed it)");
+  });
+  return {
+    [link](done_atom, const std::string& bytes) {
+      if (auto l = link.lock())
+        l->complete(bytes);
+    },
+  };
+}
+
+std::string as_string(const std::vector<std::byte>& bytes) {
+  std::string out(bytes.size(), '\0');
+  if (!bytes.empty())
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+std::vector<std::byte> as_bytes(const std::string& s) {
+  std::vector<std::byte> out(s.size());
+  if (!s.empty())
+    std::memcpy(out.data(), s.data(), s.size());
+  return out;
+}
+
+} // namespace
+
+std::shared_ptr<controller_link> controller_link::start(runtime_impl& rt) {
+  auto link = std::make_shared<controller_link>(rt);
+  link->sink_ = rt.system().spawn<caf::detached>(sink_behavior, std::weak_ptr<controller_link>(link), link->servers_);
+  std::weak_ptr<controller_link> weak = link;
+  rt.cluster().on_process_failure([weak](int p, const std::string& notice) {
+    if (auto l = weak.lock())
+      l->fail_process(p, notice);
+  });
+  return link;
+}
+
+controller_link::controller_link(runtime_impl& rt) : rt_(rt), directory_(rt.cluster().directory()) {
+  servers_.resize(directory_.hosts.size());
+  for (std::size_t p = 1; p < servers_.size(); ++p) {
+    servers_[p] = rt.cluster().call_server_of(static_cast<int>(p));
+    if (!servers_[p])
+      throw runtime_error("Worker process " + std::to_string(p) + " joined without a call server");
+  }
+}
+
+controller_link::~controller_link() = default;
+
+void controller_link::check_reachable(int process) const {
+  if (stopped_)
+    throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
+  if (auto it = failed_.find(process); it != failed_.end())
+    throw process_failure_error(it->second, process, directory_.device_ids_of(process));
+}
+
+void controller_link::send(int process, const request& q) {
+  caf::actor server, sink;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    check_reachable(process);
+    server = servers_.at(static_cast<std::size_t>(process));
+    sink = sink_;
+  }
+  caf::send_as(sink, server, call_atom::value, encode(q));
+}
+
+std::uint64_t controller_link::handle_on(int process, const shard_future& f, std::size_t position) const {
+  auto where = location_of(f);
+  if (!where || where->process != process)
+    throw value_error("execute: input " + std::to_string(position) + " is not a shard of process "
+                      + std::to_string(process) + (where ? " (it lives in process " + std::to_string(where->process) + ")"
+                                                         : " (it lives in this process)")
+                      + ": move it to the device first (device_put)");
+  return where->handle;
+}
+
+shard_future controller_link::expect_shard(const device& d, const value_type& type,
+                                           std::vector<std::uint64_t>& handles) {
+  auto id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  auto state = std::make_shared<shard_state>(location{d.process_index, id}, weak_from_this());
+  waiting w;
+  w.process = d.process_index;
+  w.device = d.id;
+  w.type = type;
+  w.shard = state;
+  w.shard_promise = promise<buffer_ref>(state);
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    check_reachable(d.process_index);
+    waiting_.emplace(id, std::move(w));
+  }
+  handles.push_back(id);
+  return shard_future(state);
+}
+
+std::vector<shard_future> controller_link::execute(const device& d, std::shared_ptr<const program> code,
+                                                   const std::vector<shard_future>& inputs) {
+  request q;
+  q.kind = request_kind::execute;
+  q.caller = this_caller();
+  q.device = d.id;
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    q.inputs.push_back(handle_on(d.process_index, inputs[k], k));
+  std::vector<shard_future> out;
+  try {
+    for (auto& type : code->output_types())
+      out.push_back(expect_shard(d, type, q.outputs));
+    q.code = std::move(code);
+    send(d.process_index, q);
+  } catch (...) {
+    fail_waiting_ids(q.outputs, std::current_exception());
+    throw;
+  }
+  return out;
+}
+
+shard_future controller_link::upload(const device& d, std::vector<std::byte> bytes, value_type type) {
+  request q;
+  q.kind = request_kind::upload;
+  q.caller = this_caller();
+  q.device = d.id;
+  q.type = type;
+  q.bytes = as_string(bytes);
+  auto out = expect_shard(d, type, q.outputs);
+  try {
+    send(d.process_index, q);
+  } catch (...) {
+    fail_waiting_ids(q.outputs, std::current_exception());
+    throw;
+  }
+  return out;
+}
+
+future<std::vector<std::byte>> controller_link::fetch(const device& d, const shard_future& shard) {
+  request q;
+  q.kind = request_kind::fetch;
+  q.caller = this_caller();
+  q.device = d.id;
+  q.inputs.push_back(handle_on(d.process_index, shard, 0));
+  auto id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  q.outputs.push_back(id);
+  waiting w;
+  w.process = d.process_index;
+  w.device = d.id;
+  w.is_fetch = true;
+  auto result = w.bytes.get_future();
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    check_reachable(d.process_index);
+    waiting_.emplace(id, std::move(w));
+  }
+  try {
+    send(d.process_index, q);
+  } catch (...) {
+    fail_waiting_ids(q.outputs, std::current_exception());
+    throw;
+  }
+  return result;
+}
+
+shard_future controller_link::move(const device& from, const shard_future& value, const device& to,
+                                   const value_type& type, std::uint32_t tag) {
+  int me = rt_.process_index();
+  // Both ends of one direction must see its transfers in one order: the pair goes out under one
+  // lock, so every direction's requests reach both ends in the order of this lock.
+  std::lock_guard<std::mutex> order(transfer_order_);
+  if (from.process_index == me) {
+    shard_transfers::of(rt_)->send(from, value, to.process_index, tag);
+  } else {
+    request q;
+    q.kind = request_kind::send;
+    q.caller = this_caller();
+    q.device = from.id;
+    q.inputs.push_back(handle_on(from.process_index, value, 0));
+    q.peer = to.process_index;
+    q.tag = tag;
+    send(from.process_index, q);
+  }
+  if (to.process_index == me)
+    return shard_transfers::of(rt_)->receive(from.process_index, to, type, tag);
+  request q;
+  q.kind = request_kind::receive;
+  q.caller = this_caller();
+  q.device = to.id;
+  q.type = type;
+  q.peer = from.process_index;
+  q.tag = tag;
+  auto out = expect_shard(to, type, q.outputs);
+  try {
+    send(to.process_index, q);
+  } catch (...) {
+    fail_waiting_ids(q.outputs, std::current_exception());
+    throw;
+  }
+  return out;
+}
+
+void controller_link::complete(const std::string& bytes) {
+  reply a;
+  try {
+    a = decode_reply(bytes);
+  } catch (const std::exception& e) {
+    log(log_level::warning, "single-controller: a worker's reply was refused: {}", e.what());
+    return;
+  }
+  waiting w;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto it = waiting_.find(a.id);
+    if (it == waiting_.end())
+      return; // failed already (the worker was declared lost, or the controller stopped)
+    w = std::move(it->second);
+    waiting_.erase(it);
+  }
+  if (auto error = error_of(a)) {
+    std::vector<waiting> one;
+    one.push_back(std::move(w));
+    fail_entries(one, error);
+    return;
+  }
+  if (w.is_fetch) {
+    w.bytes.set_value(as_bytes(a.bytes));
+    return;
+  }
+  try {
+    auto buf = std::make_shared<remote_buffer>(w.type.dtype, w.type.shape, w.device, w.shard->where(), weak_from_this());
+    w.shard->hand_over();
+    w.shard_promise.set_value(std::move(buf));
+  } catch (...) {
+    w.shard_promise.set_error(std::current_exception());
+  }
+}
+
+void controller_link::fail_waiting(int process, const std::exception_ptr& error) {
+  std::vector<waiting> dropped;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      if (process < 0 || it->second.process == process) {
+        dropped.push_back(std::move(it->second));
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  fail_entries(dropped, error);
+}
+
+void controller_link::fail_waiting_ids(const std::vector<std::uint64_t>& ids, const std::exception_ptr& error) {
+  std::vector<waiting> dropped;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (auto id : ids)
+      if (auto it = waiting_.find(id); it != waiting_.end()) {
+        dropped.push_back(std::move(it->second));
+        waiting_.erase(it);
+      }
+  }
+  fail_entries(dropped, error);
+}
+
+void controller_link::fail_entries(std::vector<waiting>& dropped, const std::exception_ptr& error) {
+  for (auto& w : dropped) {
+    if (w.is_fetch)
+      w.bytes.set_error(error);
+    else
+      w.shard_promise.set_error(error);
+  }
+}
+
+void controller_link::fail_process(int p, const std::string& why) {
+  if (p <= 0 || static_cast<std::size_t>(p) >= servers_.size())
+    return;
+  std::string text;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (failed_.count(p) || stopped_)
+      return;
+    text = why.rfind("process ", 0) == 0 || why.rfind("Process ", 0) == 0
+             ? why
+             : describe_process(directory_, p) + " failed: " + why;
+    failed_[p] = text;
+  }
+  log(log_level::warning, "single-controller: {}", text);
+  fail_waiting(p, std::make_exception_ptr(process_failure_error(text, p, directory_.device_ids_of(p))));
+}
+
+void controller_link::stop() {
+  std::vector<int> live;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (stopped_)
+      return;
+    for (std::size_t p = 1; p < servers_.size(); ++p)
+      if (!failed_.count(static_cast<int>(p)))
+        live.push_back(static_cast<int>(p));
+  }
+  request q;
+  q.kind = request_kind::stop;
+  for (int p : live) {
+    try {
+      send(p, q);
+    } catch (const std::exception&) {
+    }
+  }
+  caf::actor sink;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    stopped_ = true;
+    sink.swap(sink_);
+  }
+  fail_waiting(-1, std::make_exception_ptr(runtime_error("The actormesh runtime has stopped")));
+  if (sink)
+    caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
+}
+
+void controller_link::release(const location& where) noexcept {
+  try {
+    request q;
+    q.kind = request_kind::release;
+    q.inputs.push_back(where.handle);
+    if (where.process > 0 && static_cast<std::size_t>(where.process) < servers_.size())
+      send(where.process, q);
+  } catch (...) {
+    // Freeing is best effort: a worker that cannot be told frees everything when it stops.
+  }
+}
+
+} // namespace am::detail::remote

@@ -1,0 +1,124 @@
+/// The controller's side of single-controller mode (doc/architecture.md "Single-controller
+/// mode"): device calls for the workers' devices become requests to each worker's call server,
+/// sent from the calling thread (one CAF connection per worker keeps each caller's order), and the
+/// workers' answers resolve the futures. A worker that fails fails every future waiting on it at
+/// once; later calls to it fail at once too. Internal.
+#pragma once
+
+#include "actors/buffer.hpp"
+#include "actors/cluster/membership.hpp"
+#include "actors/device_info.hpp"
+#include "actors/future.hpp"
+#include "actors/program.hpp"
+#include "devices/remote/remote_shard.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace am::detail {
+class runtime_impl;
+}
+
+namespace am::detail::remote {
+
+struct request;
+struct reply;
+
+/// One controller's connection to its workers. Thread-safe.
+class controller_link final : public handle_releaser, public std::enable_shared_from_this<controller_link> {
+public:
+  /// Reaches the workers of `rt`'s cluster (their call servers came with the join).
+  static std::shared_ptr<controller_link> start(runtime_impl& rt);
+
+  explicit controller_link(runtime_impl& rt);
+  ~controller_link() override;
+
+  controller_link(const controller_link&) = delete;
+  controller_link& operator=(const controller_link&) = delete;
+
+  /// Runs `code` on worker device `d` after this thread's earlier calls to `d`; inputs must be
+  /// shards of that worker (am::value_error otherwise).
+  std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> code,
+                                    const std::vector<shard_future>& inputs);
+
+  /// Copies host bytes into a new buffer on worker device `d`.
+  shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type);
+
+  /// The bytes of a worker's shard, ordered after this thread's earlier calls to `d`.
+  future<std::vector<std::byte>> fetch(const device& d, const shard_future& shard);
+
+  /// Moves `value` (on device `from`) to device `to` of another process through the data plane;
+  /// at least one of the two is a worker's. `tag` names the value for the engine's checks.
+  shard_future move(const device& from, const shard_future& value, const device& to, const value_type& type,
+                    std::uint32_t tag);
+
+  /// Tells every worker that the controller stops (their serve() returns), fails every future
+  /// still waiting with am::runtime_error and stops the reply sink (the actor system joins it, so
+  /// no handle to it may outlive this). Later calls fail with am::runtime_error.
+  void stop();
+
+  /// Process `p` failed (`why`): everything waiting on it fails with am::process_failure_error.
+  void fail_process(int p, const std::string& why);
+
+  /// Handles a reply from a worker (the reply sink's job).
+  void complete(const std::string& bytes);
+
+  void release(const location& where) noexcept override;
+
+
+private:
+  /// What waits for an answer.
+  struct waiting {
+    int process = 0;
+    int device = 0;
+    value_type type;
+    std::shared_ptr<shard_state> shard;     ///< a shard's state (execute, upload, receive)
+    promise<buffer_ref> shard_promise;
+    promise<std::vector<std::byte>> bytes;  ///< a fetch's
+    bool is_fetch = false;
+  };
+
+  /// A new shard of worker device `d` and its waiting entry (registered before the request goes).
+  shard_future expect_shard(const device& d, const value_type& type, std::vector<std::uint64_t>& handles);
+
+  /// Sends `q` to worker `process`'s call server; throws am::process_failure_error when that
+  /// worker has failed and am::runtime_error once stopped.
+  void send(int process, const request& q);
+
+  /// Throws if `process` cannot take requests (failed, stopped); under mutex_.
+  void check_reachable(int process) const;
+
+  /// The handle of input `f` on worker `process`; am::value_error when it lives elsewhere.
+  std::uint64_t handle_on(int process, const shard_future& f, std::size_t position) const;
+
+  /// Drops every entry of `process` (all when -1) and fails them with `error`.
+  void fail_waiting(int process, const std::exception_ptr& error);
+
+  /// Fails every entry of `dropped` (outside mutex_: callbacks may run).
+  static void fail_entries(std::vector<waiting>& dropped, const std::exception_ptr& error);
+
+  /// Drops the entries `ids` (a request that could not be sent) and fails them with `error`.
+  void fail_waiting_ids(const std::vector<std::uint64_t>& ids, const std::exception_ptr& error);
+
+  runtime_impl& rt_;
+  cluster_directory directory_;
+  std::vector<caf::actor> servers_; ///< by process; null for the controller
+  caf::actor sink_;
+  std::atomic<std::uint64_t> next_id_{1};
+  mutable std::mutex mutex_;
+  std::unordered_map<std::uint64_t, waiting> waiting_;
+  std::map<int, std::string> failed_;
+  bool stopped_ = false;
+  std::mutex transfer_order_; ///< pairs of transfer requests go out in one order to both ends
+};
+
+} // namespace am::detail::remote

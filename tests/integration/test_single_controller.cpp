@@ -1,0 +1,148 @@
+// Single-controller mode with real processes on loopback: one controller (tests/programs/
+// controller_probe.cpp, AM_ROLE=controller) drives workers started as `actormesh worker`; arrays
+// whose shards live in the workers are built, computed, resharded and read back, each caller's
+// order holds across the network, hostile requests are refused while the worker keeps serving, and
+// a killed worker fails the controller's calls instead of hanging them.
+#include "support/process_group.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+namespace {
+
+using namespace std::chrono_literals;
+using am::testing::cluster_env;
+using am::testing::free_loopback_port;
+using am::testing::process_group;
+
+const std::string controller = std::string(AM_TEST_PROGRAM_DIR) + "/controller_probe";
+
+/// Starts the controller (index 0 of `group`) with `scenario`, then `workers` workers (1..).
+void start_single_controller(process_group& group, int workers, const std::vector<std::string>& scenario,
+                             const std::map<std::string, std::string>& extra = {}) {
+  int port = free_loopback_port();
+  int count = workers + 1;
+  std::vector<std::string> argv{controller};
+  argv.insert(argv.end(), scenario.begin(), scenario.end());
+  auto env = cluster_env(0, count, port);
+  env["AM_ROLE"] = "controller";
+  for (auto& [k, v] : extra)
+    env[k] = v;
+  group.start(argv, env);
+  for (int p = 1; p < count; ++p)
+    group.start({AM_TOOL_PATH, "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id",
+                 std::to_string(p), "--num-processes", std::to_string(count), "--cpu-devices", "2"},
+                {{"AM_JOIN_TIMEOUT", "20s"}, {"AM_LOG", "error"}});
+}
+
+/// The number after `label` in `text` (-1 when absent).
+double number_after(const std::string& text, const std::string& label) {
+  auto at = text.find(label);
+  if (at == std::string::npos)
+    return -1;
+  return std::stod(text.substr(at + label.size()));
+}
+
+} // namespace
+
+TEST_CASE("a controller runs device_put, operations, jit, resharding and to_host on workers' shards",
+          "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 3, {"ops"});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(group[0].status == 0);
+  CHECK(out.find("controller of 4 processes, 8 devices") != std::string::npos);
+  CHECK(out.find("fully addressable: yes, shards here: 8") != std::string::npos);
+  CHECK(out.find("shards on processes: 0 0 1 1 2 2 3 3") != std::string::npos);
+  CHECK(number_after(out, "round trip max difference: ") == 0);
+  CHECK(number_after(out, "eager x + x max difference: ") == 0);
+  CHECK(number_after(out, "jit max difference: ") == Approx(0).margin(1e-5));
+  CHECK(number_after(out, "reshard max difference: ") == Approx(0).margin(1e-5));
+  CHECK(number_after(out, "transpose max difference: ") == Approx(0).margin(1e-5));
+  CHECK(number_after(out, "sum relative difference: ") == Approx(0).margin(1e-5));
+  CHECK(out.find("ops done") != std::string::npos);
+  for (std::size_t w = 1; w < group.size(); ++w) {
+    CHECK(group[w].status == 0);
+    CHECK(group[w].output().find("the controller stopped; exiting") != std::string::npos);
+  }
+}
+
+TEST_CASE("each controller thread's calls to a worker run in the order issued", "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 2, {"order", "6", "150"});
+  REQUIRE(group.wait(90s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(group[0].status == 0);
+  CHECK(out.find("order wrong values: 0") != std::string::npos);
+  CHECK(out.find("chain value: 20") != std::string::npos);
+}
+
+TEST_CASE("a worker refuses malformed and hostile requests and keeps serving", "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 1, {"garbage"});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  CHECK(group[0].status == 0);
+  CHECK(group[0].output().find("worker still serves: yes") != std::string::npos);
+  CHECK(group[1].status == 0);
+}
+
+TEST_CASE("a worker's device refuses an input that lives in another process", "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 1, {"misuse"});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(out.find("error value_error: execute: input 0 is not a shard of process 1 (it lives in this process)")
+        != std::string::npos);
+}
+
+TEST_CASE("a killed worker fails the controller's calls at once, and the other workers go on",
+          "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 2, {"kill"}, {{"AM_SHUTDOWN_TIMEOUT", "5s"}});
+  auto deadline = std::chrono::steady_clock::now() + 40s;
+  while (group[0].output().find("issuing") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  std::this_thread::sleep_for(300ms);
+  ::kill(group[1].pid, SIGKILL);
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(std::regex_search(out, std::regex("error process_failure_error: .*[Pp]rocess 1")));
+  CHECK(out.find("other worker after the failure: 1") != std::string::npos);
+  CHECK(group[0].status == 0);
+  CHECK(group[2].status == 0);
+}
+
+TEST_CASE("stopping the controller while threads call workers fails their calls, never hangs",
+          "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 2, {"stop-in-flight"});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(group[0].status == 0);
+  CHECK(out.find("completed some, refused threads 4, other errors 0") != std::string::npos);
+  CHECK(group[1].status == 0);
+  CHECK(group[2].status == 0);
+}
+
+TEST_CASE("when the controller dies its workers get a named error and exit", "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 2, {"hold"});
+  auto deadline = std::chrono::steady_clock::now() + 40s;
+  while (group[0].output().find("holding") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  ::kill(group[0].pid, SIGKILL);
+  REQUIRE(group.wait(30s));
+  INFO(group.all_output());
+  for (std::size_t w = 1; w < group.size(); ++w) {
+    CHECK(group[w].status == 2);
+    CHECK(group[w].output().find("The coordinator (process 0 at 127.0.0.1:") != std::string::npos);
+  }
+}
