@@ -37,6 +37,7 @@
 #include "sharding/visualize.hpp"
 
 // Multihost utilities (jax.experimental.multihost_utils) and the trees they take.
+#include "multihost/checkpoint.hpp"
 #include "multihost/live_devices.hpp"
 #include "multihost/local_mesh.hpp"
 #include "multihost/multihost_errors.hpp"

@@ -1,7 +1,7 @@
 /// Trees of values, as JAX's pytrees: containers (std::tuple, std::pair, std::array, std::vector,
 /// std::map with string keys) nested to any depth, whose leaves are global arrays, host arrays,
 /// scalars (any element type: bool, std::uint8_t, std::int32_t, std::int64_t, float16, bfloat16,
-/// float, double) or partition specs. Every multihost utility takes and returns trees.
+/// float, double), partition specs or shardings. Every multihost utility takes and returns trees.
 ///
 ///     std::tuple<am::host_array, std::map<std::string, float>> t{x, {{"lr", 0.1f}}};
 ///     am::tree_structure(t).to_string();           // PyTreeDef((*, {'lr': *}))
@@ -20,6 +20,7 @@
 #include <concepts>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,9 +42,20 @@ template <class T>
 concept spec_leaf = std::same_as<T, partition_spec> || std::same_as<T, none_t>
                     || std::same_as<T, std::optional<partition_spec>>;
 
+namespace detail {
+template <class T>
+struct sharding_handle : std::false_type {};
+template <class S>
+struct sharding_handle<std::shared_ptr<const S>> : std::bool_constant<std::is_base_of_v<sharding, S>> {};
+} // namespace detail
+
+/// A leaf of a tree of shardings (where restored arrays go): a shared pointer to any sharding kind.
+template <class T>
+concept sharding_leaf = detail::sharding_handle<T>::value;
+
 /// Anything that is a leaf of a tree.
 template <class T>
-concept tree_leaf_type = data_leaf<T> || spec_leaf<T>;
+concept tree_leaf_type = data_leaf<T> || spec_leaf<T> || sharding_leaf<T>;
 
 /// A data leaf once flattened: scalars become 0-d host arrays.
 using tree_leaf = std::variant<host_array, array>;

@@ -9,6 +9,8 @@
 //   multihost_probe sync-without P   every process but P meets at a barrier; P sleeps past it
 //   multihost_probe host-local       host_local_array_to_global_array and back, every spec kind
 //   multihost_probe mismatch         processes pass trees of different shapes
+//   multihost_probe checkpoint-save DIR      saves the checkpoint tree (checkpoint_values) into DIR
+//   multihost_probe checkpoint-restore DIR   restores it onto other shardings and checks the values
 //   multihost_probe live-devices P   three live_devices blocks; P is killed (SIGKILL) in the second
 //   multihost_probe preempt P K MODE P raises SIGTERM at step K; every process prints the agreed
 //                                    sync point. MODE lockstep: a gather per step; free: process p
@@ -282,6 +284,42 @@ void preempt(int p, int victim, int at, const std::string& mode) {
   say("no sync point within 1000 steps");
 }
 
+/// The values the checkpoint scenarios save: w float32 (8, 4), b int64 (16,), s uint8 (3,), a step.
+host_array checkpoint_w() { return host_array::arange(32, am::dtype::float32).reshape({8, 4}); }
+host_array checkpoint_b() { return host_array::arange(0, 160, 10, am::dtype::int64); }
+host_array checkpoint_s() { return host_array::from_vector(std::vector<std::uint8_t>{7, 8, 9}); }
+
+void checkpoint_save(int n, const std::string& dir) {
+  const auto L = static_cast<std::int64_t>(am::local_device_count());
+  am::mesh grid({n, L}, am::devices(), {"p", "d"});
+  am::mesh flat({static_cast<std::int64_t>(am::device_count())}, am::devices(), {"x"});
+  auto tree = std::make_tuple(am::device_put(checkpoint_w(), am::make_named_sharding(grid, am::P("p", "d"))),
+                              am::device_put(checkpoint_b(), am::make_named_sharding(flat, am::P("x"))),
+                              am::device_put(checkpoint_s(), am::make_named_sharding(flat, am::P())),
+                              std::int64_t{42});
+  mh::save_checkpoint(dir, tree);
+  say("checkpoint saved: " + std::string(mh::checkpoint_exists(dir) ? "complete" : "INCOMPLETE"));
+}
+
+void checkpoint_restore(int n, const std::string& dir) {
+  const auto L = static_cast<std::int64_t>(am::local_device_count());
+  am::mesh grid({n, L}, am::devices(), {"p", "d"});
+  am::mesh flat({static_cast<std::int64_t>(am::device_count())}, am::devices(), {"x"});
+  am::sharding_ptr w = am::make_named_sharding(grid, am::P("d", "p"));
+  am::sharding_ptr b = am::make_named_sharding(flat, am::P());
+  am::sharding_ptr s = am::make_named_sharding(grid, am::P());
+  auto [rw, rb, rs, rstep] = mh::restore_checkpoint(dir, std::make_tuple(w, b, s, s));
+  auto check = [&](const std::string& name, const am::array& x, const host_array& want) {
+    host_array got = mh::process_allgather(x, true);
+    say("restored " + name + ": " + (am::array_identical(got, want) ? "ok" : "WRONG " + describe(got)));
+  };
+  check("w", rw, checkpoint_w());
+  check("b", rb, checkpoint_b());
+  check("s", rs, checkpoint_s());
+  check("step", rstep, host_array::scalar(std::int64_t{42}));
+  say("w restored sharding: " + rw.sharding()->to_string());
+}
+
 int run(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "broadcast";
   am::runtime rt;
@@ -303,6 +341,10 @@ int run(int argc, char** argv) {
     live_devices(p, std::atoi(argv[2]));
   else if (scenario == "preempt")
     preempt(p, std::atoi(argv[2]), std::atoi(argv[3]), argv[4]);
+  else if (scenario == "checkpoint-save")
+    checkpoint_save(n, argv[2]);
+  else if (scenario == "checkpoint-restore")
+    checkpoint_restore(n, argv[2]);
   else if (scenario == "mismatch")
     mismatch(p);
   else
