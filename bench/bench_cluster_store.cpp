@@ -1,7 +1,5 @@
-// Remote call round trip benchmark (issue 7, item 10). The issue's figure is a single-controller
-// remote device call (a call from the controller to a device in a worker process and its answer);
-// that call does not exist yet, so this measures the nearest control-path round trip there is: the
-// cluster store's am::distributed::blocking_key_value_get of a key that is already set, from
+// Store round trip benchmark (issue 7, item 10, beside bench_cluster_remote_call, the
+// single-controller device call that is the issue's figure): the cluster store's am::distributed::blocking_key_value_get of a key that is already set, from
 // process 1 to the mesh supervisor on process 0. That is one CAF request and one answer through
 // the cluster client (user thread -> send_as through the middleman -> supervisor actor -> answer to
 // the client actor -> promise -> the waiting thread). Its peer is a raw CAF remote request/receive
@@ -52,8 +50,6 @@ int run(int argc, char** argv) {
     std::printf("actormesh store round trip (blocking_key_value_get from process 1), %lld rounds: median %.1f us, "
                 "p10 %.1f, p90 %.1f\n",
                 rounds, percentile(us, 0.5), percentile(us, 0.1), percentile(us, 0.9));
-    std::printf("note: the single-controller remote device call does not exist yet (issue 7 item 5); "
-                "the cluster store round trip stands in for it\n");
     std::printf("RESULT am_store_rtt_us %.2f\nRESULT am_store_rtt_p10_us %.2f\nRESULT am_store_rtt_p90_us %.2f\n",
                 percentile(us, 0.5), percentile(us, 0.1), percentile(us, 0.9));
     std::fflush(stdout);

@@ -6,7 +6,9 @@
 #                                     bench_cluster_allreduce    vs MPI_Allreduce over TCP and shared memory
 #   256 MiB shard transfer, 2 processes
 #                                     bench_cluster_transfer     vs plain loopback TCP (tcp_peer)
-#   remote round trip                 bench_cluster_store        vs a raw CAF remote request (caf_peer)
+#   remote call round trip (single-controller: controller -> worker device -> answer), and the
+#   store round trip                  bench_cluster_remote_call, bench_cluster_store
+#                                                                vs a raw CAF remote request (caf_peer)
 #   failure detection (SIGKILL, SIGSTOP; heartbeat 200ms/2s and the defaults)
 #                                     bench_cluster_detect       vs the issue's bounds
 #
@@ -17,7 +19,7 @@
 # about 2 minutes (the default heartbeat's SIGSTOP runs take 20 s each); --quick about 45 s.
 #
 # Builds nothing: give it a build directory that has the targets actormesh_tool, bench_cluster_*
-# (barrier, gloo_barrier, allreduce, transfer, store, detect), tcp_peer, caf_peer and (with Open
+# (barrier, gloo_barrier, allreduce, transfer, store, remote_call, detect), tcp_peer, caf_peer and (with Open
 # MPI) mpi_peers. Every process started here is bounded by
 # `timeout` (and the launcher's --timeout), so the script always ends by itself.
 #
@@ -44,7 +46,7 @@ unset AM_COORDINATOR AM_NUM_PROCESSES AM_PROCESS_ID AM_HEARTBEAT_INTERVAL AM_HEA
 launcher="$build/tools/actormesh"
 bench="$build/bench"
 for exe in "$launcher" "$bench/bench_cluster_barrier" "$bench/bench_cluster_gloo_barrier" "$bench/bench_cluster_allreduce" \
-  "$bench/bench_cluster_transfer" "$bench/bench_cluster_store" "$bench/bench_cluster_detect" "$bench/tcp_peer" \
+  "$bench/bench_cluster_transfer" "$bench/bench_cluster_store" "$bench/bench_cluster_remote_call" "$bench/bench_cluster_detect" "$bench/tcp_peer" \
   "$bench/caf_peer"; do
   [[ -x "$exe" ]] || { echo "$0: $exe is missing (build it first)" >&2; exit 2; }
 done
@@ -179,14 +181,23 @@ run "transfer 256 MiB (loopback TCP)" 200 "$bench/tcp_peer" --rounds "$xfer_roun
 peer=$(result tcp_transfer_gbs)
 row "shard transfer 256 MiB, GB/s" "$ours" "loopback TCP" "$peer" rate 0.8
 
-# 4. Remote round trip.
-run "store round trip (actormesh)" 120 "${launch[@]}" -n 2 --timeout 110 -- "$bench/bench_cluster_store" --rounds "$rtt_rounds"
-ours=$(result am_store_rtt_us)
-ours_range="$(result am_store_rtt_p10_us)-$(result am_store_rtt_p90_us)"
+# 4. Remote round trips: the single-controller device call (the issue's figure), then a fetch of one
+# element and the store's request, all against the same raw CAF request.
 run "raw CAF remote request" 120 "$bench/caf_peer" --rounds "$rtt_rounds"
 peer=$(result caf_rtt_us)
 peer_range="$(result caf_rtt_p10_us)-$(result caf_rtt_p90_us)"
-row "remote round trip*, median us (p10-p90)" "$ours" "raw CAF request" "$peer" time 1.2 "$ours_range" "$peer_range"
+run "remote device call (actormesh, single-controller)" 120 "${launch[@]}" -n 2 --cpu-devices 1 --timeout 110 -- \
+  "$bench/bench_cluster_remote_call" --rounds "$rtt_rounds"
+ours=$(result am_remote_call_rtt_us)
+ours_range="$(result am_remote_call_rtt_p10_us)-$(result am_remote_call_rtt_p90_us)"
+row "remote device call, median us (p10-p90)" "$ours" "raw CAF request" "$peer" time 1.2 "$ours_range" "$peer_range"
+ours=$(result am_remote_fetch_rtt_us)
+ours_range="$(result am_remote_fetch_rtt_p10_us)-$(result am_remote_fetch_rtt_p90_us)"
+row "remote to_host of one element, median us (p10-p90)" "$ours" "raw CAF request" "$peer" time 1.2 "$ours_range" "$peer_range"
+run "store round trip (actormesh)" 120 "${launch[@]}" -n 2 --timeout 110 -- "$bench/bench_cluster_store" --rounds "$rtt_rounds"
+ours=$(result am_store_rtt_us)
+ours_range="$(result am_store_rtt_p10_us)-$(result am_store_rtt_p90_us)"
+row "store round trip, median us (p10-p90)" "$ours" "raw CAF request" "$peer" time 1.2 "$ours_range" "$peer_range"
 
 # 5. Failure detection, as the survivors see it (median over runs, range).
 detect() {
@@ -218,8 +229,8 @@ echo "| measure | figure | peer (same run) | ratio | target | |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${extra[@]}"
 echo
-echo "* the single-controller remote device call does not exist yet (issue 7 item 5): the figure is the"
-echo "  cluster store round trip (blocking_key_value_get of a set key from process 1), one CAF request and"
+echo "Remote device call: the controller runs a one-element program on the worker's device and waits for"
+echo "  its output; store round trip: blocking_key_value_get of a set key from process 1, one CAF request and"
 echo "  answer through the cluster client. Ratios: ours/peer (times: lower is better; rates: higher)."
 echo "Issue anchors (measured earlier on this machine): MPI_Barrier TCP 140 us at 4; MPI_Allreduce 0.65 GB/s TCP,"
 echo "2.5 GB/s shared memory; loopback TCP 1.4 GB/s; raw CAF request 104 us. Load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

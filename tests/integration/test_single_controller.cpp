@@ -20,7 +20,8 @@ const std::string controller = std::string(AM_TEST_PROGRAM_DIR) + "/controller_p
 
 /// Starts the controller (index 0 of `group`) with `scenario`, then `workers` workers (1..).
 void start_single_controller(process_group& group, int workers, const std::vector<std::string>& scenario,
-                             const std::map<std::string, std::string>& extra = {}) {
+                             const std::map<std::string, std::string>& extra = {},
+                             const std::map<std::string, std::string>& worker_extra = {}) {
   int port = free_loopback_port();
   int count = workers + 1;
   std::vector<std::string> argv{controller};
@@ -30,10 +31,13 @@ void start_single_controller(process_group& group, int workers, const std::vecto
   for (auto& [k, v] : extra)
     env[k] = v;
   group.start(argv, env);
+  std::map<std::string, std::string> worker_env{{"AM_JOIN_TIMEOUT", "20s"}, {"AM_LOG", "error"}};
+  for (auto& [k, v] : worker_extra)
+    worker_env[k] = v;
   for (int p = 1; p < count; ++p)
     group.start({AM_TOOL_PATH, "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id",
                  std::to_string(p), "--num-processes", std::to_string(count), "--cpu-devices", "2"},
-                {{"AM_JOIN_TIMEOUT", "20s"}, {"AM_LOG", "error"}});
+                worker_env);
 }
 
 /// The number after `label` in `text` (-1 when absent).
@@ -145,4 +149,30 @@ TEST_CASE("when the controller dies its workers get a named error and exit", "[i
     CHECK(group[w].status == 2);
     CHECK(group[w].output().find("The coordinator (process 0 at 127.0.0.1:") != std::string::npos);
   }
+}
+
+TEST_CASE("a peer cannot join a controller's cluster: every process is told why", "[integration][single-controller]") {
+  process_group group;
+  int port = free_loopback_port();
+  auto env = cluster_env(0, 2, port);
+  env["AM_ROLE"] = "controller";
+  group.start({controller, "ops"}, env);
+  group.start({std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe", "join"}, cluster_env(1, 2, port));
+  REQUIRE(group.wait(40s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 2; ++p) {
+    CHECK(group[p].status != 0);
+    CHECK(group[p].output().find("Process 1 joined as a peer, but process 0 is a controller") != std::string::npos);
+  }
+}
+
+TEST_CASE("shards the controller drops are freed on the worker", "[integration][single-controller]") {
+  // The worker may hold 8 MiB; the controller makes 200 arrays of 1 MiB there one after another.
+  // Without the releases the 9th would fail with RESOURCE_EXHAUSTED.
+  process_group group;
+  start_single_controller(group, 1, {"churn", "200"}, {}, {{"AM_CPU_MEMORY_LIMIT", "8M"}});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  CHECK(group[0].status == 0);
+  CHECK(group[0].output().find("churned 200 arrays") != std::string::npos);
 }

@@ -11,6 +11,7 @@
 //   controller_probe kill       work on worker 1 in a loop; the test kills worker 1 meanwhile
 //   controller_probe stop-in-flight  threads keep calling workers while the runtime stops
 //   controller_probe hold       the runtime up, working, until the test kills the controller
+//   controller_probe churn N    N arrays of 1 MiB on a worker device, one after another
 #include "actormesh.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_messages.hpp"
@@ -256,6 +257,20 @@ int stop_in_flight(am::runtime& rt) {
   return 0;
 }
 
+int churn(int count) {
+  auto d = devices_of(1).front();
+  for (int k = 0; k < count; ++k) {
+    auto a = am::device_put(am::host_array::full<float>({256, 1024}, static_cast<float>(k), am::dtype::float32), d);
+    auto b = a + 1.0; // a second buffer, dropped with `a` at the end of the iteration
+    if (b.to_host().to_vector<float>().front() != static_cast<float>(k + 1)) {
+      say("wrong value at " + std::to_string(k));
+      return 1;
+    }
+  }
+  say("churned " + std::to_string(count) + " arrays");
+  return 0;
+}
+
 int hold() {
   auto a = am::device_put(ramp(8, 8), devices_of(1).front());
   say("holding");
@@ -272,7 +287,7 @@ int hold() {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: controller_probe ops|order T N|garbage|misuse|kill|stop-in-flight|hold\n");
+    std::fprintf(stderr, "usage: controller_probe ops|order T N|garbage|misuse|kill|stop-in-flight|hold|churn N\n");
     return 2;
   }
   std::string scenario = argv[1];
@@ -294,6 +309,8 @@ int main(int argc, char** argv) {
       return stop_in_flight(rt);
     if (scenario == "hold")
       return hold();
+    if (scenario == "churn")
+      return churn(argc > 2 ? std::atoi(argv[2]) : 100);
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;
   } catch (const std::exception& e) {

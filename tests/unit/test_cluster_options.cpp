@@ -446,3 +446,23 @@ TEST_CASE("the heartbeat timeout is longer than the interval", "[options][cluste
                     "heartbeat_interval=2s (from --am-heartbeat-interval)");
   CHECK(resolve({{"AM_HEARTBEAT_INTERVAL", "100ms"}, {"AM_HEARTBEAT_TIMEOUT", "101ms"}}).heartbeat_timeout == 101ms);
 }
+
+TEST_CASE("the process role comes from AM_ROLE, --am-role or code and is checked against the index",
+          "[unit][options]") {
+  vars cluster{{"AM_COORDINATOR", "127.0.0.1:5000"}, {"AM_NUM_PROCESSES", "3"}, {"AM_PROCESS_ID", "0"}};
+  CHECK(resolve(cluster).role == am::process_role::peer);
+  auto env = cluster;
+  env["AM_ROLE"] = "controller";
+  CHECK(resolve(env).role == am::process_role::controller);
+  env["AM_PROCESS_ID"] = "2";
+  CHECK(resolve(env, {"--am-role", "worker"}).role == am::process_role::worker);
+  CHECK_THROWS_WITH(resolve(env), Contains("role=controller (from AM_ROLE) needs process_id 0"));
+  am::options code;
+  code.role = am::process_role::worker;
+  CHECK_THROWS_WITH(resolve(cluster, {}, code), Contains("role=worker (from options.role) joins a controller's cluster "
+                                                          "as process 1 or above"));
+  CHECK_THROWS_WITH(resolve({}, {}, code), Contains("no coordinator"));
+  CHECK_THROWS_WITH(resolve({{"AM_ROLE", "boss"}}), Contains("AM_ROLE='boss' is not a process role (peer, controller "
+                                                             "or worker)"));
+  CHECK(am::to_string(am::process_role::worker) == "worker");
+}
