@@ -75,6 +75,22 @@ int run(int argc, char** argv) {
   auto one = am::device_put(am::host_array::full<float>({1}, 1.0f, am::dtype::float32), worker);
   auto fetches = time_calls(warmup, rounds, [&] { one.to_host(); });
   report("actormesh remote to_host of one element", "am_remote_fetch_rtt", rounds, fetches);
+  // Bulk bytes: a 64 MiB float32 array put on the worker's device and read back (CAF messages).
+  auto big = am::host_array::full<float>({16 << 20}, 2.0f, am::dtype::float32);
+  auto bulk_rounds = std::max<long long>(1, int_flag(argc, argv, "--bulk-rounds", 5));
+  am::array on_worker;
+  auto puts = time_calls(1, bulk_rounds, [&] {
+    on_worker = am::device_put(big, worker);
+    on_worker.block_until_ready();
+  });
+  auto gets = time_calls(1, bulk_rounds, [&] { on_worker.to_host(); });
+  double mib = 64.0;
+  std::printf("actormesh device_put of 64 MiB to the worker: median %.1f ms (%.2f GB/s)\n", percentile(puts, 0.5) / 1000,
+              mib * 1.048576e6 / (percentile(puts, 0.5) * 1e3));
+  std::printf("actormesh to_host of 64 MiB from the worker: median %.1f ms (%.2f GB/s)\n", percentile(gets, 0.5) / 1000,
+              mib * 1.048576e6 / (percentile(gets, 0.5) * 1e3));
+  std::printf("RESULT am_remote_put_gbs %.3f\nRESULT am_remote_get_gbs %.3f\n",
+              mib * 1.048576e6 / (percentile(puts, 0.5) * 1e3), mib * 1.048576e6 / (percentile(gets, 0.5) * 1e3));
   std::fflush(stdout);
   return 0;
 }

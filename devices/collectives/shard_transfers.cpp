@@ -127,28 +127,68 @@ void shard_transfers::send(const device& from, shard_future value, int to, std::
 }
 
 
-shard_future shard_transfers::receive(int from, const device& to, value_type type, std::uint32_t tag) {
-  promise<buffer_ref> result;
-  auto out = result.get_future();
-  auto& l = impl_->lane_for(from, impl_->rt.process_index());
-  l.post([result, to, type, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
+void shard_transfers::send_bytes(std::shared_ptr<const std::vector<std::byte>> bytes, int to, std::uint32_t tag) {
+  auto& l = impl_->lane_for(impl_->rt.process_index(), to);
+  l.post([bytes, to, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
     try {
       if (failure)
         std::rethrow_exception(failure);
-      std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape)) * size_of(type.dtype));
-      comm->recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
-      auto uploaded = upload(to, std::move(bytes), type);
-      uploaded.on_ready([result, uploaded] {
-        try {
-          result.set_value(uploaded.get());
-        } catch (...) {
-          result.set_error(std::current_exception());
-        }
-      });
-    } catch (...) {
-      result.set_error(std::current_exception());
+      comm->send(const_cast<std::byte*>(bytes->data()), bytes->size(), dtype::uint8, peer, tag);
+    } catch (const std::exception& e) {
+      log(log_level::warning, "sending {} bytes to process {} failed: {}", bytes->size(), to, e.what());
+      throw;
     }
   });
+}
+
+void shard_transfers::post_receive(int from, std::size_t size, std::uint32_t tag,
+                                   std::function<void(std::vector<std::byte>&&)> take,
+                                   std::function<void(std::exception_ptr)> fail) {
+  auto& l = impl_->lane_for(from, impl_->rt.process_index());
+  l.post([size, tag, take = std::move(take), fail = std::move(fail)](communicator* comm, int peer,
+                                                                        const std::exception_ptr& failure) {
+    std::vector<std::byte> bytes;
+    try {
+      if (failure)
+        std::rethrow_exception(failure);
+      bytes.resize(size);
+      comm->recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+    } catch (...) {
+      fail(std::current_exception());
+      return;
+    }
+    take(std::move(bytes));
+  });
+}
+
+void shard_transfers::receive_bytes(int from, std::size_t size, std::uint32_t tag,
+                                    promise<std::vector<std::byte>> into) {
+  post_receive(
+    from, size, tag, [into](std::vector<std::byte>&& bytes) { into.set_value(std::move(bytes)); },
+    [into](std::exception_ptr e) { into.set_error(std::move(e)); });
+}
+
+shard_future shard_transfers::receive(int from, const device& to, value_type type, std::uint32_t tag) {
+  promise<buffer_ref> result;
+  auto out = result.get_future();
+  auto size = static_cast<std::size_t>(element_count(type.shape)) * size_of(type.dtype);
+  post_receive(
+    from, size, tag,
+    [result, to, type](std::vector<std::byte>&& bytes) {
+      try {
+        auto uploaded = upload(to, std::move(bytes), type);
+        uploaded.on_ready([result, uploaded] {
+          try {
+            result.set_value(uploaded.get());
+          } catch (...) {
+            result.set_error(std::current_exception());
+          }
+        });
+      } catch (...) {
+        result.set_error(std::current_exception());
+      }
+    },
+    [result](std::exception_ptr e) { result.set_error(std::move(e)); });
   return out;
 }
 

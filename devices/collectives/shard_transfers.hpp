@@ -10,7 +10,10 @@
 #include "actors/program.hpp"
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <vector>
 
 namespace am::detail {
 
@@ -38,7 +41,18 @@ public:
   /// `type`).
   shard_future receive(int from, const device& to, value_type type, std::uint32_t tag);
 
+  /// Sends host bytes to process `to` (which receives them with `receive` or `receive_bytes`).
+  void send_bytes(std::shared_ptr<const std::vector<std::byte>> bytes, int to, std::uint32_t tag);
+
+  /// Resolves `into` with the `size` bytes process `from` sends with `tag`, in host memory.
+  void receive_bytes(int from, std::size_t size, std::uint32_t tag, promise<std::vector<std::byte>> into);
+
 private:
+  /// Posts a receive of `size` bytes from process `from`: `take` gets them, or `fail` the error
+  /// (on the direction's worker thread).
+  void post_receive(int from, std::size_t size, std::uint32_t tag, std::function<void(std::vector<std::byte>&&)> take,
+                    std::function<void(std::exception_ptr)> fail);
+
   struct lane;
   struct impl;
   std::unique_ptr<impl> impl_;

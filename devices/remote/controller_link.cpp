@@ -111,7 +111,8 @@ std::uint64_t controller_link::handle_on(int process, const shard_future& f, std
 shard_future controller_link::expect_shard(const device& d, const value_type& type,
                                            std::vector<std::uint64_t>& handles) {
   auto id = next_id_.fetch_add(1, std::memory_order_relaxed);
-  auto state = std::make_shared<shard_state>(location{d.process_index, id}, weak_from_this());
+  auto state = std::make_shared<shard_state>(
+    location{d.process_index, id, static_cast<std::uint64_t>(byte_size(type.shape, type.dtype))}, weak_from_this());
   waiting w;
   w.process = d.process_index;
   w.device = d.id;
@@ -148,12 +149,34 @@ std::vector<shard_future> controller_link::execute(const device& d, std::shared_
   return out;
 }
 
+std::uint32_t controller_link::bulk_tag() noexcept {
+  // Plan transfers' tags are hashes; these count, with the top bit set so they read differently.
+  return 0x80000000u | (next_bulk_tag_.fetch_add(1, std::memory_order_relaxed) & 0x7fffffffu);
+}
+
 shard_future controller_link::upload(const device& d, std::vector<std::byte> bytes, value_type type) {
   request q;
-  q.kind = request_kind::upload;
   q.caller = this_caller();
   q.device = d.id;
   q.type = type;
+  if (bytes.size() >= bulk_bytes) {
+    // The bytes go through the data plane; the worker receives them onto the device.
+    auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
+    q.kind = request_kind::receive;
+    q.peer = rt_.process_index();
+    q.tag = bulk_tag();
+    std::lock_guard<std::mutex> order(transfer_order_);
+    auto out = expect_shard(d, type, q.outputs);
+    try {
+      send(d.process_index, q);
+      shard_transfers::of(rt_)->send_bytes(shared, d.process_index, q.tag);
+    } catch (...) {
+      fail_waiting_ids(q.outputs, std::current_exception());
+      throw;
+    }
+    return out;
+  }
+  q.kind = request_kind::upload;
   q.bytes = as_string(bytes);
   auto out = expect_shard(d, type, q.outputs);
   try {
@@ -165,7 +188,43 @@ shard_future controller_link::upload(const device& d, std::vector<std::byte> byt
   return out;
 }
 
+future<std::vector<std::byte>> controller_link::fetch_bulk(const device& d, const shard_future& shard,
+                                                          const location& where) {
+  promise<std::vector<std::byte>> result;
+  auto out = result.get_future();
+  std::weak_ptr<controller_link> weak = weak_from_this();
+  int me = rt_.process_index();
+  shard.on_ready([weak, shard, where, d, me, result] {
+    auto link = weak.lock();
+    if (!link) {
+      result.set_error(std::make_exception_ptr(runtime_error("The actormesh runtime has stopped")));
+      return;
+    }
+    if (auto error = shard.shared_state()->error()) {
+      result.set_error(error);
+      return;
+    }
+    try {
+      request q;
+      q.kind = request_kind::send;
+      q.device = d.id;
+      q.inputs.push_back(where.handle);
+      q.peer = me;
+      q.tag = link->bulk_tag();
+      std::lock_guard<std::mutex> order(link->transfer_order_);
+      link->send(d.process_index, q);
+      shard_transfers::of(link->rt_)->receive_bytes(d.process_index, where.bytes, q.tag, result);
+    } catch (...) {
+      result.set_error(std::current_exception());
+    }
+  });
+  return out;
+}
+
 future<std::vector<std::byte>> controller_link::fetch(const device& d, const shard_future& shard) {
+  auto where = location_of(shard);
+  if (where && where->process == d.process_index && where->bytes >= bulk_bytes)
+    return fetch_bulk(d, shard, *where);
   request q;
   q.kind = request_kind::fetch;
   q.caller = this_caller();

@@ -50,6 +50,10 @@ public:
   std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> code,
                                     const std::vector<shard_future>& inputs);
 
+  /// Uploads and fetches of at least this many bytes go through the data plane (Gloo, 4-5 GB/s
+  /// here) instead of CAF messages (0.28 GB/s here); below it one CAF message is the quicker way.
+  static constexpr std::size_t bulk_bytes = std::size_t{256} << 10;
+
   /// Copies host bytes into a new buffer on worker device `d`.
   shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type);
 
@@ -90,6 +94,13 @@ private:
   /// A new shard of worker device `d` and its waiting entry (registered before the request goes).
   shard_future expect_shard(const device& d, const value_type& type, std::vector<std::uint64_t>& handles);
 
+  /// The data-plane tag of the next upload or fetch that goes through it.
+  std::uint32_t bulk_tag() noexcept;
+
+  /// A fetch of `where` through the data plane, once `shard` is computed (an error in it fails the
+  /// result instead of leaving the receiving end waiting).
+  future<std::vector<std::byte>> fetch_bulk(const device& d, const shard_future& shard, const location& where);
+
   /// Sends `q` to worker `process`'s call server; throws am::process_failure_error when that
   /// worker has failed and am::runtime_error once stopped.
   void send(int process, const request& q);
@@ -119,6 +130,7 @@ private:
   std::map<int, std::string> failed_;
   bool stopped_ = false;
   std::mutex transfer_order_; ///< pairs of transfer requests go out in one order to both ends
+  std::atomic<std::uint32_t> next_bulk_tag_{0};
 };
 
 } // namespace am::detail::remote

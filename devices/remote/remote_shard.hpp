@@ -19,6 +19,7 @@ namespace am::detail::remote {
 struct location {
   int process = 0;
   std::uint64_t handle = 0;
+  std::uint64_t bytes = 0; ///< the value's size
 };
 
 /// Who frees handles on the workers (the controller's link); called from any thread.

@@ -176,3 +176,17 @@ TEST_CASE("shards the controller drops are freed on the worker", "[integration][
   CHECK(group[0].status == 0);
   CHECK(group[0].output().find("churned 200 arrays") != std::string::npos);
 }
+
+TEST_CASE("large shards move through the data plane, and a worker's failure to hold one is reported",
+          "[integration][single-controller]") {
+  process_group group;
+  start_single_controller(group, 3, {"bulk"}, {}, {{"AM_CPU_MEMORY_LIMIT", "6M"}});
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(group[0].status == 0);
+  CHECK(number_after(out, "bulk round trip max difference: ") == 0);
+  CHECK(number_after(out, "bulk jit max difference: ") == 0);
+  CHECK(out.find("error out_of_memory_error: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8388608 bytes")
+        != std::string::npos);
+}

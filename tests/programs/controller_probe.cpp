@@ -12,6 +12,8 @@
 //   controller_probe stop-in-flight  threads keep calling workers while the runtime stops
 //   controller_probe hold       the runtime up, working, until the test kills the controller
 //   controller_probe churn N    N arrays of 1 MiB on a worker device, one after another
+//   controller_probe bulk       shards past the data-plane threshold put, computed, read back; and
+//                               one that the worker has no memory for
 #include "actormesh.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_messages.hpp"
@@ -41,6 +43,8 @@ void say(const std::string& line) {
 const char* kind_of(const std::exception& e) {
   if (dynamic_cast<const am::process_failure_error*>(&e))
     return "process_failure_error";
+  if (dynamic_cast<const am::out_of_memory_error*>(&e))
+    return "out_of_memory_error";
   if (dynamic_cast<const am::timeout_error*>(&e))
     return "timeout_error";
   if (dynamic_cast<const am::value_error*>(&e))
@@ -271,6 +275,27 @@ int churn(int count) {
   return 0;
 }
 
+int bulk() {
+  auto host = ramp(1024, 1024); // 4 MiB: 512 KiB per shard over 8 devices
+  auto x = am::device_put(host, grid_sharding(am::P("x", "y")));
+  say("bulk round trip max difference: " + std::to_string(max_difference(x.to_host(), host)));
+  auto y = am::jit([](const am::array& a) { return a * 2.0; })(x);
+  auto v = host.to_vector<float>();
+  for (auto& e : v)
+    e *= 2;
+  say("bulk jit max difference: " + std::to_string(max_difference(y.to_host(), am::host_array::from_vector(v, {1024, 1024}))));
+  // 8 MiB on one worker device limited to 4 MiB (AM_CPU_MEMORY_LIMIT on the worker): the upload
+  // fails there, and reading the array back reports it instead of waiting.
+  try {
+    auto too_big = am::device_put(ramp(2048, 1024), devices_of(1).front());
+    too_big.to_host();
+    say("no error");
+  } catch (const std::exception& e) {
+    say(std::string("error ") + kind_of(e) + ": " + e.what());
+  }
+  return 0;
+}
+
 int hold() {
   auto a = am::device_put(ramp(8, 8), devices_of(1).front());
   say("holding");
@@ -287,7 +312,7 @@ int hold() {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: controller_probe ops|order T N|garbage|misuse|kill|stop-in-flight|hold|churn N\n");
+    std::fprintf(stderr, "usage: controller_probe ops|order T N|garbage|misuse|kill|stop-in-flight|hold|churn N|bulk\n");
     return 2;
   }
   std::string scenario = argv[1];
@@ -309,6 +334,8 @@ int main(int argc, char** argv) {
       return stop_in_flight(rt);
     if (scenario == "hold")
       return hold();
+    if (scenario == "bulk")
+      return bulk();
     if (scenario == "churn")
       return churn(argc > 2 ? std::atoi(argv[2]) : 100);
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
