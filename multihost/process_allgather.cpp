@@ -21,6 +21,25 @@ std::vector<std::int64_t> gathered_shape(const std::vector<std::int64_t>& shape,
   return out;
 }
 
+/// Copies every rank's part of each host leaf (rank-major in `all`, `total` bytes per rank) into
+/// its gathered output.
+std::vector<host_array> unpack_gathered(const flat_tree& t, const std::vector<host_array>& host,
+                                        const std::vector<std::byte>& all, std::size_t total, std::int64_t processes,
+                                        std::vector<host_array> out) {
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) {
+    if (is_global_non_addressable(t.leaves[k]))
+      continue;
+    const std::size_t n = host[k].nbytes();
+    for (std::int64_t r = 0; r < processes; ++r)
+      if (n)
+        std::memcpy(out[k].bytes().data() + static_cast<std::size_t>(r) * n,
+                    all.data() + static_cast<std::size_t>(r) * total + at, n);
+    at += n;
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<host_array> allgather_leaves(const flat_tree& t, bool tiled) {
@@ -44,7 +63,18 @@ std::vector<host_array> allgather_leaves(const flat_tree& t, bool tiled) {
     return out;
   }
   auto& comm = world_communicator();
-  agree_on_tree(comm, "process_allgather", tree_signature(t), 0);
+  // A small host part goes with the agreement; a large one follows it in its own all-gather.
+  const bool small = total <= small_tree_bytes;
+  std::vector<std::byte> mine, all;
+  if (small) {
+    mine.reserve(total);
+    for (std::size_t k = 0; k < host.size(); ++k)
+      if (!is_global_non_addressable(t.leaves[k]))
+        mine.insert(mine.end(), host[k].bytes().begin(), host[k].bytes().end());
+    agree_on_small_tree(comm, "process_allgather", tree_signature(t), 0, mine, all);
+  } else {
+    agree_on_tree(comm, "process_allgather", tree_signature(t), 0);
+  }
   for (std::size_t k = 0; k < t.leaves.size(); ++k)
     if (is_global_non_addressable(t.leaves[k]))
       out[k] = gather_global_value(comm, std::get<array>(t.leaves[k]));
@@ -57,11 +87,14 @@ std::vector<host_array> allgather_leaves(const flat_tree& t, bool tiled) {
     }
   if (total == 0)
     return out;
+  if (small)
+    return unpack_gathered(t, host, all, total, processes, std::move(out));
   if (host_leaves == 1) { // straight into the output: rank-major is both the stacked and the tiled layout
     comm.all_gather(host[last].bytes().data(), out[last].bytes().data(), total, dtype::uint8);
     return out;
   }
-  std::vector<std::byte> mine(total), all(total * static_cast<std::size_t>(processes));
+  mine.resize(total);
+  all.resize(total * static_cast<std::size_t>(processes));
   std::size_t at = 0;
   for (std::size_t k = 0; k < host.size(); ++k)
     if (!is_global_non_addressable(t.leaves[k]) && host[k].nbytes()) {
@@ -69,18 +102,7 @@ std::vector<host_array> allgather_leaves(const flat_tree& t, bool tiled) {
       at += host[k].nbytes();
     }
   comm.all_gather(mine.data(), all.data(), total, dtype::uint8);
-  at = 0;
-  for (std::size_t k = 0; k < host.size(); ++k) {
-    if (is_global_non_addressable(t.leaves[k]))
-      continue;
-    const std::size_t n = host[k].nbytes();
-    for (std::int64_t r = 0; r < processes; ++r)
-      if (n)
-        std::memcpy(out[k].bytes().data() + static_cast<std::size_t>(r) * n,
-                    all.data() + static_cast<std::size_t>(r) * total + at, n);
-    at += n;
-  }
-  return out;
+  return unpack_gathered(t, host, all, total, processes, std::move(out));
 }
 
 } // namespace am::detail

@@ -9,6 +9,8 @@
 //   multihost_probe sync-without P   every process but P meets at a barrier; P sleeps past it
 //   multihost_probe host-local       host_local_array_to_global_array and back, every spec kind
 //   multihost_probe mismatch         processes pass trees of different shapes
+//   multihost_probe bench BYTES REPS  times REPS broadcast_one_to_all and process_allgather of a
+//                                    uint8[BYTES] (after one warm-up each); process 0 prints medians
 //   multihost_probe checkpoint-save DIR      saves the checkpoint tree (checkpoint_values) into DIR
 //   multihost_probe checkpoint-restore DIR   restores it onto other shardings and checks the values
 //   multihost_probe live-devices P   three live_devices blocks; P is killed (SIGKILL) in the second
@@ -18,6 +20,7 @@
 #include "actormesh.hpp"
 
 #include <csignal>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +98,15 @@ void broadcast(int p, int n) {
   attempt("two sources", [&] { mh::broadcast_one_to_all(x, p < 2); });
   attempt("no source", [&] { mh::broadcast_one_to_all(x, false); });
   say("broadcast after errors: " + describe(mh::broadcast_one_to_all(mine)));
+  // Trees past the small-tree size take the engine's broadcast: one leaf, and several packed.
+  auto big = host_array::full({3000}, static_cast<float>(p), am::dtype::float32);
+  auto small = host_array::full({5}, static_cast<std::uint8_t>(p + 10), am::dtype::uint8);
+  host_array one = mh::broadcast_one_to_all(big, p == n - 1);
+  auto [b1, b2] = mh::broadcast_one_to_all(std::make_tuple(big, small), p == n - 1);
+  bool ok = am::array_identical(one, host_array::full({3000}, static_cast<float>(n - 1), am::dtype::float32))
+            && am::array_identical(b1, one)
+            && am::array_identical(b2, host_array::full({5}, static_cast<std::uint8_t>(n + 9), am::dtype::uint8));
+  say(std::string("large broadcast: ") + (ok ? "ok" : "WRONG"));
 }
 
 void allgather(int p, int n) {
@@ -123,6 +135,16 @@ void allgather(int p, int n) {
                             am::make_named_sharding(m2, am::P("p", am::none)));
   say("global 2-d tiled: " + describe(mh::process_allgather(g2d, true)));
   say("gathers after errors: " + describe(mh::process_allgather(p)));
+  // Past the small-tree size: one leaf straight into its output, and several packed.
+  auto big = host_array::full({2000}, static_cast<std::int64_t>(p), am::dtype::int64);
+  host_array one = mh::process_allgather(big);
+  auto [l1, l2] = mh::process_allgather(std::make_tuple(big, static_cast<std::int32_t>(p)), true);
+  bool ok = one.shape() == host_array::shape_type{n, 2000} && l1.shape() == host_array::shape_type{n * 2000}
+            && l2.shape() == host_array::shape_type{n};
+  for (int r = 0; r < n && ok; ++r)
+    ok = one.get<std::int64_t>({r, 1999}) == r && l1.get<std::int64_t>({r * 2000 + 7}) == r
+         && l2.get<std::int32_t>({r}) == r;
+  say(std::string("large gathers: ") + (ok ? "ok" : "WRONG"));
 }
 
 void assert_equal(int p) {
@@ -320,6 +342,32 @@ void checkpoint_restore(int n, const std::string& dir) {
   say("w restored sharding: " + rw.sharding()->to_string());
 }
 
+void bench(int p, std::int64_t bytes, int reps) {
+  auto x = host_array::full({bytes}, static_cast<std::uint8_t>(p + 1), am::dtype::uint8);
+  auto median = [&](auto&& op) {
+    op();
+    std::vector<double> us;
+    for (int r = 0; r < reps; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      op();
+      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  };
+  double b = median([&] { mh::broadcast_one_to_all(x); });
+  double g = median([&] { mh::process_allgather(x); });
+  // The engine alone, for reference: the same bytes through a communicator of our own.
+  auto comm = am::make_communicator("bench");
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes) * static_cast<std::size_t>(comm->size()));
+  double raw_b = median([&] { comm->broadcast(x.bytes().data(), static_cast<std::size_t>(bytes), am::dtype::uint8, 0); });
+  double raw_g = median([&] { comm->all_gather(x.bytes().data(), out.data(), static_cast<std::size_t>(bytes), am::dtype::uint8); });
+  if (p == 0)
+    say("bench " + std::to_string(bytes) + " bytes: broadcast_one_to_all median us " + std::to_string(b)
+        + ", process_allgather median us " + std::to_string(g) + "; communicator broadcast " + std::to_string(raw_b)
+        + ", all_gather " + std::to_string(raw_g));
+}
+
 int run(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "broadcast";
   am::runtime rt;
@@ -345,6 +393,8 @@ int run(int argc, char** argv) {
     checkpoint_save(n, argv[2]);
   else if (scenario == "checkpoint-restore")
     checkpoint_restore(n, argv[2]);
+  else if (scenario == "bench")
+    bench(p, std::atoll(argv[2]), std::atoi(argv[3]));
   else if (scenario == "mismatch")
     mismatch(p);
   else
