@@ -123,6 +123,11 @@ TEST_CASE("multihost: process_allgather over real processes: stacked, tiled, sca
           "empty array: int64(" + std::to_string(n) + ", 0) []", "global fully addressable: no",
           "global tiled: " + describe(global),
           "global stacked: error value_error: Gathering global non-fully-addressable arrays only supports tiled=True",
+          "broadcast global: error runtime_error: Fetching value for `jax.Array` that spans non-addressable (non "
+          "process local) devices is not possible. You can use `jax.experimental.multihost_utils.process_allgather` "
+          "to print the global array or use `.addressable_shards` method of jax.Array to inspect the addressable "
+          "(process local) shards.",
+          "assert_equal with a global array: passed", "gather empty tree: ok",
           "global 2-d tiled: " + describe(global2d), "gathers after errors: " + describe(host_array::from_vector(ranks)), "large gathers: ok"};
     });
   }

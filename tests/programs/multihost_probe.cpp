@@ -130,6 +130,12 @@ void allgather(int p, int n) {
   say("global fully addressable: " + std::string(g.is_fully_addressable() ? "yes" : "no"));
   say("global tiled: " + describe(mh::process_allgather(g, true)));
   attempt("global stacked", [&] { mh::process_allgather(g, false); });
+  attempt("broadcast global", [&] { mh::broadcast_one_to_all(g); });
+  mh::assert_equal(std::make_tuple(g, host_array::arange(2)), "a global array is one value");
+  say("assert_equal with a global array: passed");
+  auto none = mh::process_allgather(std::tuple<>{});
+  (void)none;
+  say("gather empty tree: ok");
   am::mesh m2({n, static_cast<std::int64_t>(am::local_device_count())}, am::devices(), {"p", "d"});
   auto g2d = am::device_put(host_array::arange(4 * n * 3, am::dtype::float32).reshape({4 * n, 3}),
                             am::make_named_sharding(m2, am::P("p", am::none)));
