@@ -11,13 +11,18 @@ install(TARGETS actormesh_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Headers keep their floor folders: <actormesh.hpp> includes "actors/...", "devices/...". The
 # internals of actors/ and devices/ (CAF messages, actors, kernels) stay out; sharding/detail/ is
-# installed because the public jit template uses its tracing interface (none of it includes CAF).
+# installed because the public jit template uses its tracing interface (none of it includes CAF),
+# and so are the floors above it (multihost/, colocated/), whose templates use their detail/ too.
 foreach(_floor actors devices)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE)
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE PATTERN "remote" EXCLUDE)
 endforeach()
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/sharding/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/sharding
-        FILES_MATCHING PATTERN "*.hpp")
+foreach(_floor sharding multihost colocated)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${_floor})
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
+            FILES_MATCHING PATTERN "*.hpp")
+  endif()
+endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/actormesh.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh)
 install(FILES ${PROJECT_BINARY_DIR}/generated/actormesh/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actormesh)

@@ -1,0 +1,486 @@
+#include "devices/collectives/nccl_communicator.hpp"
+
+#include "actormesh/build_config.hpp"
+#include "actors/cluster/cluster_services.hpp"
+#include "actors/errors.hpp"
+#include "devices/collectives/block_split.hpp"
+#include "devices/collectives/reduce_kernels.hpp"
+
+#if AM_HAVE_CUDA && AM_HAVE_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace am {
+
+#if AM_HAVE_CUDA && AM_HAVE_NCCL
+
+bool nccl_available() noexcept { return true; }
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+using milliseconds = std::chrono::milliseconds;
+
+/// How often a waiting caller asks the cluster whether the participants are alive.
+constexpr milliseconds liveness_poll{50};
+
+ncclDataType_t nccl_type(dtype t) {
+  switch (t) {
+    case dtype::bool_:
+    case dtype::uint8: return ncclUint8;
+    case dtype::int32: return ncclInt32;
+    case dtype::int64: return ncclInt64;
+    case dtype::float16: return ncclFloat16;
+    case dtype::bfloat16: return ncclBfloat16;
+    case dtype::float32: return ncclFloat32;
+    case dtype::float64: return ncclFloat64;
+  }
+  throw value_error("Unknown dtype code " + std::to_string(static_cast<int>(t)));
+}
+
+ncclRedOp_t nccl_op(reduce_op op) {
+  switch (op) {
+    case reduce_op::sum: return ncclSum;
+    case reduce_op::mean: return ncclAvg;
+    case reduce_op::max: return ncclMax;
+    case reduce_op::min: return ncclMin;
+  }
+  return ncclSum;
+}
+
+std::string list_text(const std::vector<int>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+milliseconds remaining(clock::time_point deadline) {
+  return std::max(std::chrono::duration_cast<milliseconds>(deadline - clock::now()), milliseconds(0));
+}
+
+} // namespace
+
+struct nccl_communicator::impl {
+  detail::cluster_services& cluster;
+  std::vector<device> devices;
+  std::string name;
+  milliseconds timeout;
+  std::vector<int> local;        ///< this process's ranks
+  std::vector<ncclComm_t> comms; ///< by local rank position
+  std::vector<int> processes;    ///< the participating processes, sorted
+  std::mutex mutex;              ///< one operation at a time; guards what follows
+  std::uint64_t steps = 0;
+  std::map<std::pair<int, int>, std::uint64_t> p2p_steps;
+  std::atomic<bool> broken{false};
+  std::string broken_reason;
+
+  impl(detail::cluster_services& c, std::vector<device> d, std::string n, milliseconds t)
+      : cluster(c), devices(std::move(d)), name(std::move(n)), timeout(t) {}
+
+  std::string where(const std::string& signature, std::uint64_t step) const {
+    return signature + " (step " + std::to_string(step) + " of NCCL communicator '" + name + "', process "
+           + std::to_string(cluster.process_index()) + ")";
+  }
+
+  /// Aborts every local NCCL communicator and marks this one broken (the first reason stays).
+  void break_with(const std::string& reason) {
+    if (broken.exchange(true))
+      return;
+    broken_reason = reason;
+    for (auto& c : comms)
+      if (c) {
+        ncclCommAbort(c);
+        c = nullptr;
+      }
+  }
+
+  void throw_if_broken() const {
+    if (broken.load())
+      throw runtime_error("NCCL communicator '" + name + "' is broken and refuses further operations ("
+                          + broken_reason + "); create a new communicator, with a new name, to go on");
+  }
+
+  /// Waits until every local communicator has left ncclInProgress (creation, a group's end);
+  /// throws on an NCCL error or at the deadline.
+  void await_ready(clock::time_point deadline, const std::string& what) {
+    for (;;) {
+      bool pending = false;
+      for (auto c : comms) {
+        ncclResult_t state = ncclSuccess;
+        ncclCommGetAsyncError(c, &state);
+        if (state == ncclInProgress)
+          pending = true;
+        else if (state != ncclSuccess)
+          throw runtime_error(what + ": NCCL error " + ncclGetErrorString(state) + " (" + ncclGetLastError(c) + ")");
+      }
+      if (!pending)
+        return;
+      if (clock::now() > deadline)
+        throw timeout_error(what + ": NCCL did not finish within the timeout");
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  /// Waits for the streams of an operation, polling NCCL's asynchronous errors and the
+  /// participants' liveness; at an error or the deadline the communicator aborts.
+  void await_streams(const std::vector<cudaStream_t>& streams, clock::time_point deadline, const std::string& what,
+                     const std::vector<int>& participants) {
+    auto next_liveness = clock::now() + liveness_poll;
+    for (;;) {
+      bool done = true;
+      for (auto s : streams) {
+        auto status = cudaStreamQuery(s);
+        if (status == cudaErrorNotReady) {
+          done = false;
+        } else if (status != cudaSuccess) {
+          cudaGetLastError();
+          throw runtime_error(what + ": CUDA error " + cudaGetErrorString(status));
+        }
+      }
+      if (done)
+        return;
+      for (auto c : comms) {
+        ncclResult_t state = ncclSuccess;
+        ncclCommGetAsyncError(c, &state);
+        if (state != ncclSuccess && state != ncclInProgress)
+          throw runtime_error(what + ": NCCL error " + ncclGetErrorString(state) + " (" + ncclGetLastError(c) + ")");
+      }
+      auto now = clock::now();
+      if (now > deadline)
+        throw timeout_error(what + " timed out after " + std::to_string(timeout.count())
+                            + " ms: a participant never issued it, or the transport is stuck");
+      if (now > next_liveness) {
+        cluster.check_alive(participants); // throws am::process_failure_error
+        next_liveness = now + liveness_poll;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+
+  void check(ncclResult_t r, const std::string& what) {
+    if (r != ncclSuccess && r != ncclInProgress)
+      throw runtime_error(what + ": " + ncclGetErrorString(r));
+  }
+
+  milliseconds timeout_of(const timeout_type& t) const {
+    if (t && t->count() <= 0)
+      throw value_error("A collective's timeout must be positive, got " + std::to_string(t->count()) + " ms");
+    return t ? *t : timeout;
+  }
+
+  void check_local(const std::vector<nccl_buffers>& buffers, bool needs_input) const {
+    if (buffers.size() != local.size())
+      throw value_error("NCCL communicator '" + name + "': " + std::to_string(buffers.size())
+                        + " buffer sets for " + std::to_string(local.size()) + " local ranks");
+    for (auto& b : buffers)
+      if ((needs_input && !b.input) || !b.output)
+        throw value_error("NCCL communicator '" + name + "': a null device buffer");
+  }
+
+  /// Numbers the operation in `sequence` (its participants `participants`), has the cluster check
+  /// it, enqueues it (`enqueue`, inside one NCCL group) and waits. Failures break the communicator.
+  void run(const std::string& signature, const std::string& sequence, std::uint64_t step,
+           const std::vector<int>& participants, const std::vector<cudaStream_t>& streams, const timeout_type& t,
+           const std::function<void()>& enqueue) {
+    auto deadline = clock::now() + timeout_of(t);
+    auto what = where(signature, step);
+    try {
+      cluster.check_collective(sequence, step, participants, signature, remaining(deadline));
+      check(ncclGroupStart(), what);
+      enqueue();
+      check(ncclGroupEnd(), what);
+      await_ready(deadline, what);
+      await_streams(streams, deadline, what, participants);
+    } catch (const std::exception& e) {
+      break_with(e.what());
+      throw;
+    }
+  }
+
+  std::vector<cudaStream_t> streams_of(const std::vector<nccl_buffers>& buffers) const {
+    std::vector<cudaStream_t> out;
+    for (auto& b : buffers)
+      out.push_back(static_cast<cudaStream_t>(b.stream));
+    return out;
+  }
+
+  /// A collective over every rank: one step of the communicator's own sequence.
+  void collective(const std::string& signature, const std::vector<nccl_buffers>& buffers, const timeout_type& t,
+                  const std::function<void(std::size_t, int, ncclComm_t, cudaStream_t)>& per_rank) {
+    std::lock_guard<std::mutex> guard(mutex);
+    throw_if_broken();
+    auto streams = streams_of(buffers);
+    run(signature, name, ++steps, processes, streams, t, [&] {
+      for (std::size_t i = 0; i < local.size(); ++i)
+        per_rank(i, local[i], comms[i], streams[i]);
+    });
+  }
+};
+
+nccl_communicator::nccl_communicator(detail::cluster_services& cluster, std::vector<device> devices,
+                                     std::string name, std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<impl>(cluster, std::move(devices), std::move(name), timeout)) {
+  auto& m = *impl_;
+  if (m.devices.empty())
+    throw value_error("An NCCL communicator needs at least one device");
+  std::set<int> ids;
+  int me = cluster.process_index();
+  for (std::size_t r = 0; r < m.devices.size(); ++r) {
+    auto& d = m.devices[r];
+    if (d.platform != platform::cuda)
+      throw value_error("NCCL communicator '" + m.name + "': " + to_string(d) + " is not a CUDA device");
+    if (!ids.insert(d.id).second)
+      throw value_error("NCCL communicator '" + m.name + "': " + to_string(d) + " is listed twice");
+    if (d.process_index == me)
+      m.local.push_back(static_cast<int>(r));
+    m.processes.push_back(d.process_index);
+  }
+  std::sort(m.processes.begin(), m.processes.end());
+  m.processes.erase(std::unique(m.processes.begin(), m.processes.end()), m.processes.end());
+  if (m.local.empty())
+    throw value_error("NCCL communicator '" + m.name + "': none of its devices belongs to this process ("
+                      + std::to_string(me) + ")");
+  auto deadline = clock::now() + timeout;
+  // The unique id: made by the process of rank 0, handed to the others through the store.
+  const std::string key = "am.nccl." + m.name + ".id";
+  ncclUniqueId id;
+  if (m.devices.front().process_index == me) {
+    m.check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    cluster.kv_set(key, std::string(reinterpret_cast<const char*>(&id), sizeof id));
+  } else {
+    auto bytes = cluster.kv_get(key, remaining(deadline));
+    if (bytes.size() != sizeof id)
+      throw value_error("NCCL communicator '" + m.name + "': the unique id in the store has " + std::to_string(bytes.size())
+                        + " bytes, not " + std::to_string(sizeof id));
+    std::memcpy(&id, bytes.data(), sizeof id);
+  }
+  // Creation is step 0: every participant must agree on the list.
+  std::vector<int> ids_in_order;
+  for (auto& d : m.devices)
+    ids_in_order.push_back(d.id);
+  cluster.check_collective(m.name, 0, m.processes, "nccl create over devices " + list_text(ids_in_order),
+                           remaining(deadline));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0; // every call returns at once; waits poll, so that a timeout can abort
+  m.comms.assign(m.local.size(), nullptr);
+  try {
+    m.check(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t i = 0; i < m.local.size(); ++i) {
+      cudaSetDevice(m.devices[static_cast<std::size_t>(m.local[i])].local_ordinal);
+      m.check(ncclCommInitRankConfig(&m.comms[i], static_cast<int>(m.devices.size()), id, m.local[i], &config),
+              "ncclCommInitRankConfig");
+    }
+    m.check(ncclGroupEnd(), "ncclGroupEnd");
+    m.await_ready(deadline, "creating NCCL communicator '" + m.name + "'");
+  } catch (const std::exception& e) {
+    m.break_with(e.what());
+    throw;
+  }
+}
+
+nccl_communicator::~nccl_communicator() {
+  auto& m = *impl_;
+  if (m.broken.load())
+    return; // aborted already
+  auto deadline = clock::now() + m.timeout;
+  try {
+    for (auto c : m.comms)
+      ncclCommFinalize(c);
+    m.await_ready(deadline, "finalizing NCCL communicator '" + m.name + "'");
+    for (auto& c : m.comms) {
+      ncclCommDestroy(c);
+      c = nullptr;
+    }
+  } catch (const std::exception& e) {
+    m.break_with(e.what());
+  }
+}
+
+int nccl_communicator::size() const noexcept { return static_cast<int>(impl_->devices.size()); }
+
+const std::vector<int>& nccl_communicator::local_ranks() const noexcept { return impl_->local; }
+
+bool nccl_communicator::broken() const noexcept { return impl_->broken.load(); }
+
+namespace {
+
+std::string shape_text(dtype t, std::size_t count) {
+  return std::string(name(t)) + "[" + std::to_string(count) + "]";
+}
+
+} // namespace
+
+void nccl_communicator::all_reduce(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
+                                   reduce_op op, timeout_type timeout) {
+  detail::check_reducible(type, op);
+  impl_->check_local(local, true);
+  impl_->collective("nccl all_reduce(" + std::string(name(op)) + ") " + shape_text(type, count), local, timeout,
+                    [&](std::size_t i, int, ncclComm_t comm, cudaStream_t stream) {
+                      impl_->check(ncclAllReduce(local[i].input, local[i].output, count, nccl_type(type), nccl_op(op),
+                                                 comm, stream),
+                                   "ncclAllReduce");
+                    });
+}
+
+void nccl_communicator::all_gather(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
+                                   timeout_type timeout) {
+  impl_->check_local(local, true);
+  impl_->collective("nccl all_gather " + shape_text(type, count), local, timeout,
+                    [&](std::size_t i, int, ncclComm_t comm, cudaStream_t stream) {
+                      impl_->check(ncclAllGather(local[i].input, local[i].output, count, nccl_type(type), comm, stream),
+                                   "ncclAllGather");
+                    });
+}
+
+void nccl_communicator::reduce_scatter(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
+                                       reduce_op op, timeout_type timeout) {
+  detail::check_reducible(type, op);
+  impl_->check_local(local, true);
+  int n = size();
+  bool even = count % static_cast<std::size_t>(n) == 0;
+  impl_->collective(
+    "nccl reduce_scatter(" + std::string(name(op)) + ") " + shape_text(type, count), local, timeout,
+    [&](std::size_t i, int rank, ncclComm_t comm, cudaStream_t stream) {
+      if (even) {
+        impl_->check(ncclReduceScatter(local[i].input, local[i].output, count / static_cast<std::size_t>(n),
+                                       nccl_type(type), nccl_op(op), comm, stream),
+                     "ncclReduceScatter");
+        return;
+      }
+      // Uneven blocks (numpy.array_split): one reduce per block, rooted at the block's rank.
+      for (int r = 0; r < n; ++r) {
+        auto block = split_block(count, n, r);
+        auto* in = static_cast<const std::byte*>(local[i].input) + block.offset * size_of(type);
+        impl_->check(ncclReduce(in, r == rank ? local[i].output : nullptr, block.count, nccl_type(type),
+                                nccl_op(op), r, comm, stream),
+                     "ncclReduce");
+      }
+    });
+}
+
+void nccl_communicator::broadcast(const std::vector<nccl_buffers>& local, std::size_t count, dtype type, int root,
+                                  timeout_type timeout) {
+  if (root < 0 || root >= size())
+    throw value_error("broadcast: root rank " + std::to_string(root) + " is not a rank of NCCL communicator '"
+                      + impl_->name + "' (0 to " + std::to_string(size() - 1) + ")");
+  impl_->check_local(local, false);
+  impl_->collective("nccl broadcast(root " + std::to_string(root) + ") " + shape_text(type, count), local, timeout,
+                    [&](std::size_t i, int rank, ncclComm_t comm, cudaStream_t stream) {
+                      const void* in = rank == root ? local[i].input : local[i].output;
+                      impl_->check(ncclBroadcast(in ? in : local[i].output, local[i].output, count, nccl_type(type),
+                                                 root, comm, stream),
+                                   "ncclBroadcast");
+                    });
+}
+
+void nccl_communicator::all_to_all(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
+                                   timeout_type timeout) {
+  int n = size();
+  if (count % static_cast<std::size_t>(n) != 0)
+    throw value_error("all_to_all: " + std::to_string(count) + " elements do not split into " + std::to_string(n)
+                      + " equal blocks");
+  impl_->check_local(local, true);
+  std::size_t block = count / static_cast<std::size_t>(n);
+  std::size_t bytes = block * size_of(type);
+  impl_->collective("nccl all_to_all " + shape_text(type, count), local, timeout,
+                    [&](std::size_t i, int, ncclComm_t comm, cudaStream_t stream) {
+                      for (int peer = 0; peer < n; ++peer) {
+                        auto* in = static_cast<const std::byte*>(local[i].input) + static_cast<std::size_t>(peer) * bytes;
+                        auto* out = static_cast<std::byte*>(local[i].output) + static_cast<std::size_t>(peer) * bytes;
+                        impl_->check(ncclSend(in, block, nccl_type(type), peer, comm, stream), "ncclSend");
+                        impl_->check(ncclRecv(out, block, nccl_type(type), peer, comm, stream), "ncclRecv");
+                      }
+                    });
+}
+
+namespace {
+
+/// The position of rank `rank` among `local`, or am::value_error when this process does not own it.
+std::size_t local_position(const std::vector<int>& local, int rank, const std::string& what) {
+  auto it = std::find(local.begin(), local.end(), rank);
+  if (it == local.end())
+    throw value_error(what + ": rank " + std::to_string(rank) + " is not one of this process's ranks");
+  return static_cast<std::size_t>(it - local.begin());
+}
+
+} // namespace
+
+void nccl_communicator::send(int from, const nccl_buffers& buffers, std::size_t count, dtype type, int to,
+                             timeout_type timeout) {
+  auto& m = *impl_;
+  auto at = local_position(m.local, from, "send");
+  if (to < 0 || to >= size() || to == from)
+    throw value_error("send: peer rank " + std::to_string(to) + " is not another rank of NCCL communicator '" + m.name + "'");
+  if (!buffers.input)
+    throw value_error("send: a null device buffer");
+  std::lock_guard<std::mutex> guard(m.mutex);
+  m.throw_if_broken();
+  std::vector<int> pair{m.devices[static_cast<std::size_t>(from)].process_index,
+                        m.devices[static_cast<std::size_t>(to)].process_index};
+  std::sort(pair.begin(), pair.end());
+  pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
+  auto stream = static_cast<cudaStream_t>(buffers.stream);
+  m.run("nccl send/recv " + shape_text(type, count), m.name + "/p2p/" + std::to_string(from) + "->" + std::to_string(to),
+        m.p2p_steps[{from, to}]++, pair, {stream}, timeout,
+        [&] { m.check(ncclSend(buffers.input, count, nccl_type(type), to, m.comms[at], stream), "ncclSend"); });
+}
+
+void nccl_communicator::recv(int to, const nccl_buffers& buffers, std::size_t count, dtype type, int from,
+                             timeout_type timeout) {
+  auto& m = *impl_;
+  auto at = local_position(m.local, to, "recv");
+  if (from < 0 || from >= size() || to == from)
+    throw value_error("recv: peer rank " + std::to_string(from) + " is not another rank of NCCL communicator '" + m.name + "'");
+  if (!buffers.output)
+    throw value_error("recv: a null device buffer");
+  std::lock_guard<std::mutex> guard(m.mutex);
+  m.throw_if_broken();
+  std::vector<int> pair{m.devices[static_cast<std::size_t>(from)].process_index,
+                        m.devices[static_cast<std::size_t>(to)].process_index};
+  std::sort(pair.begin(), pair.end());
+  pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
+  auto stream = static_cast<cudaStream_t>(buffers.stream);
+  m.run("nccl send/recv " + shape_text(type, count), m.name + "/p2p/" + std::to_string(from) + "->" + std::to_string(to),
+        m.p2p_steps[{from, to}]++, pair, {stream}, timeout,
+        [&] { m.check(ncclRecv(buffers.output, count, nccl_type(type), from, m.comms[at], stream), "ncclRecv"); });
+}
+
+#else // no NCCL in this build
+
+bool nccl_available() noexcept { return false; }
+
+struct nccl_communicator::impl {};
+
+nccl_communicator::nccl_communicator(detail::cluster_services&, std::vector<device>, std::string, std::chrono::milliseconds) {
+  throw runtime_error("This actormesh build has no NCCL (built without CUDA, or NCCL was not found at build time)");
+}
+
+nccl_communicator::~nccl_communicator() = default;
+int nccl_communicator::size() const noexcept { return 0; }
+const std::vector<int>& nccl_communicator::local_ranks() const noexcept {
+  static const std::vector<int> none;
+  return none;
+}
+bool nccl_communicator::broken() const noexcept { return true; }
+void nccl_communicator::all_reduce(const std::vector<nccl_buffers>&, std::size_t, dtype, reduce_op, timeout_type) {}
+void nccl_communicator::all_gather(const std::vector<nccl_buffers>&, std::size_t, dtype, timeout_type) {}
+void nccl_communicator::reduce_scatter(const std::vector<nccl_buffers>&, std::size_t, dtype, reduce_op, timeout_type) {}
+void nccl_communicator::broadcast(const std::vector<nccl_buffers>&, std::size_t, dtype, int, timeout_type) {}
+void nccl_communicator::all_to_all(const std::vector<nccl_buffers>&, std::size_t, dtype, timeout_type) {}
+void nccl_communicator::send(int, const nccl_buffers&, std::size_t, dtype, int, timeout_type) {}
+void nccl_communicator::recv(int, const nccl_buffers&, std::size_t, dtype, int, timeout_type) {}
+
+#endif
+
+} // namespace am
