@@ -12,7 +12,8 @@ namespace am::distributed {
 /// Waits until every process of the cluster has reached the barrier `barrier_id` (the k-th call of
 /// one id on each process meets the k-th on every other). Throws am::timeout_error naming the
 /// processes that did not arrive within `timeout` (default: the collective timeout option), and
-/// am::process_failure_error when a process has failed or left.
+/// am::process_failure_error when a process has failed or left. On the controller of a
+/// single-controller cluster it throws am::runtime_error at once (the workers run no program).
 void wait_at_barrier(const std::string& barrier_id, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 /// Stores `value` under `key` in the coordinator's store (overwrites).

@@ -12,7 +12,9 @@ namespace am {
 
 /// A communicator named `name` over `processes` of the current runtime's cluster (all of them when
 /// empty), bound to the runtime's data-plane address, with the collective timeout option as its
-/// default timeout. Collective: every process in the list makes it with the same name.
+/// default timeout. Collective: every process in the list makes it with the same name. On the
+/// controller of a single-controller cluster an empty list is refused with am::runtime_error (the
+/// workers never join).
 std::unique_ptr<communicator> make_communicator(const std::string& name, std::vector<int> processes = {});
 
 } // namespace am

@@ -103,6 +103,8 @@ TEST_CASE("a worker's device refuses an input that lives in another process", "[
   auto out = group[0].output();
   CHECK(out.find("error value_error: execute: input 0 is not a shard of process 1 (it lives in this process)")
         != std::string::npos);
+  CHECK(out.find("barrier error runtime_error: wait_at_barrier('controller alone') is a multi-controller operation")
+        != std::string::npos);
 }
 
 TEST_CASE("a killed worker fails the controller's calls at once, and the other workers go on",

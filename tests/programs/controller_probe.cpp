@@ -205,6 +205,12 @@ int misuse() {
   } catch (const std::exception& e) {
     say(std::string("error ") + kind_of(e) + ": " + e.what());
   }
+  try {
+    am::distributed::wait_at_barrier("controller alone", std::chrono::seconds(30));
+    say("no barrier error");
+  } catch (const std::exception& e) {
+    say(std::string("barrier error ") + kind_of(e) + ": " + e.what());
+  }
   return 0;
 }
 
