@@ -14,7 +14,7 @@ std::string leaf_text(const host_array& h, bool top, bool scalar) {
   return top || scalar ? to_string(h) : repr(h);
 }
 
-std::string input_leaf_text(const flat_tree& t, std::size_t k, bool top) {
+std::string input_leaf_text(const data_tree& t, std::size_t k, bool top) {
   const auto& leaf = t.leaves[k];
   if (is_global_non_addressable(leaf))
     return std::get<array>(leaf).to_string();
@@ -23,7 +23,7 @@ std::string input_leaf_text(const flat_tree& t, std::size_t k, bool top) {
 
 } // namespace
 
-void assert_equal_leaves(const flat_tree& t, const std::string& fail_message) {
+void assert_equal_leaves(const data_tree& t, const std::string& fail_message) {
   auto gathered = allgather_leaves(t, /*tiled=*/true);
   const std::int64_t processes = process_count();
   bool equal = true;

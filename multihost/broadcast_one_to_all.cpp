@@ -38,7 +38,7 @@ std::vector<host_array> unpack(const std::vector<host_array>& like, std::span<co
 
 } // namespace
 
-std::vector<host_array> broadcast_leaves(const flat_tree& t, std::optional<bool> is_source) {
+std::vector<host_array> broadcast_leaves(const data_tree& t, std::optional<bool> is_source) {
   std::vector<host_array> host;
   host.reserve(t.leaves.size());
   for (auto& leaf : t.leaves)

@@ -69,8 +69,16 @@ host_array block_data(const tree_leaf& leaf, const block_plan& b) {
     return std::get<host_array>(leaf);
   const auto& x = std::get<array>(leaf);
   for (auto& s : x.addressable_shards())
-    if (s.device.id == b.device_id)
+    if (s.device.id == b.device_id) {
+      // A CPU device's buffer is host memory: written straight from it (buffers are immutable once
+      // produced), without a copy.
+      const buffer_ref& buf = s.data.get();
+      if (buf->host_accessible()) {
+        std::shared_ptr<std::byte> bytes(buf, static_cast<std::byte*>(buf->data()));
+        return host_array::from_shared_bytes(bytes, buf->byte_size(), x.dtype(), buf->shape());
+      }
       return shard_data(x, s).to_host();
+    }
   throw runtime_error("save_checkpoint: the block " + to_string(b.index) + " is not on this process");
 }
 
@@ -142,7 +150,7 @@ void copy_overlap(const host_array& src, const shard_index& src_index, const hos
 
 } // namespace
 
-void save_checkpoint_leaves(const std::string& directory, const flat_tree& tree) {
+void save_checkpoint_leaves(const std::string& directory, const data_tree& tree) {
   const fs::path dir(directory);
   const int me = process_index();
   std::string error;

@@ -7,7 +7,7 @@
 /// whose save did not finish never looks complete. doc/multihost_utilities.md has the format.
 #pragma once
 
-#include "multihost/detail/flat_tree.hpp"
+#include "multihost/detail/data_tree.hpp"
 #include "multihost/tree.hpp"
 
 #include <string>
@@ -15,7 +15,7 @@
 
 namespace am::detail {
 /// save_checkpoint on a flattened tree.
-void save_checkpoint_leaves(const std::string& directory, const flat_tree& tree);
+void save_checkpoint_leaves(const std::string& directory, const data_tree& tree);
 /// restore_checkpoint onto flattened shardings.
 std::vector<array> restore_checkpoint_leaves(const std::string& directory, const tree_def& def,
                                              const std::vector<sharding_ptr>& shardings);

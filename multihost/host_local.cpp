@@ -1,7 +1,7 @@
 #include "multihost/detail/host_local.hpp"
 
 #include "devices/runtime.hpp"
-#include "multihost/detail/flat_tree.hpp"
+#include "multihost/detail/data_tree.hpp"
 #include "multihost/local_mesh.hpp"
 #include "sharding/make_array.hpp"
 #include "sharding/named_sharding.hpp"

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "multihost/detail/collect.hpp"
-#include "multihost/detail/flat_tree.hpp"
+#include "multihost/detail/data_tree.hpp"
 #include "multihost/detail/host_local.hpp"
 #include "multihost/multihost_errors.hpp"
 #include "multihost/tree.hpp"

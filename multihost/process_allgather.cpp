@@ -23,7 +23,7 @@ std::vector<std::int64_t> gathered_shape(const std::vector<std::int64_t>& shape,
 
 /// Copies every rank's part of each host leaf (rank-major in `all`, `total` bytes per rank) into
 /// its gathered output.
-std::vector<host_array> unpack_gathered(const flat_tree& t, const std::vector<host_array>& host,
+std::vector<host_array> unpack_gathered(const data_tree& t, const std::vector<host_array>& host,
                                         const std::vector<std::byte>& all, std::size_t total, std::int64_t processes,
                                         std::vector<host_array> out) {
   std::size_t at = 0;
@@ -42,7 +42,7 @@ std::vector<host_array> unpack_gathered(const flat_tree& t, const std::vector<ho
 
 } // namespace
 
-std::vector<host_array> allgather_leaves(const flat_tree& t, bool tiled) {
+std::vector<host_array> allgather_leaves(const data_tree& t, bool tiled) {
   // Refused before any communication: every process has the same tree, so all refuse alike.
   if (!tiled)
     for (auto& leaf : t.leaves)

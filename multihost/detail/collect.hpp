@@ -2,7 +2,7 @@
 /// multihost/multihost_utils.hpp. Internal.
 #pragma once
 
-#include "multihost/detail/flat_tree.hpp"
+#include "multihost/detail/data_tree.hpp"
 
 #include <optional>
 #include <string>
@@ -11,12 +11,12 @@
 namespace am::detail {
 
 /// broadcast_one_to_all on leaves: every leaf's value on the source process, in host memory.
-std::vector<host_array> broadcast_leaves(const flat_tree& t, std::optional<bool> is_source);
+std::vector<host_array> broadcast_leaves(const data_tree& t, std::optional<bool> is_source);
 
 /// process_allgather on leaves.
-std::vector<host_array> allgather_leaves(const flat_tree& t, bool tiled);
+std::vector<host_array> allgather_leaves(const data_tree& t, bool tiled);
 
 /// assert_equal on leaves.
-void assert_equal_leaves(const flat_tree& t, const std::string& fail_message);
+void assert_equal_leaves(const data_tree& t, const std::string& fail_message);
 
 } // namespace am::detail

@@ -20,6 +20,9 @@
 #include "actormesh.hpp"
 
 #include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -368,6 +371,48 @@ void bench(int p, std::int64_t bytes, int reps) {
   std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes) * static_cast<std::size_t>(comm->size()));
   double raw_b = median([&] { comm->broadcast(x.bytes().data(), static_cast<std::size_t>(bytes), am::dtype::uint8, 0); });
   double raw_g = median([&] { comm->all_gather(x.bytes().data(), out.data(), static_cast<std::size_t>(bytes), am::dtype::uint8); });
+  // Checkpoints of a float32 global array of `bytes` bytes over every device, against writing
+  // (and reading) the same blocks with one write (read) per file.
+  const std::string dir = "/tmp/am_mh_bench." + std::to_string(mh::broadcast_one_to_all(static_cast<std::int64_t>(::getpid())));
+  am::mesh flat({static_cast<std::int64_t>(am::device_count())}, am::devices(), {"x"});
+  am::sharding_ptr sh = am::make_named_sharding(flat, am::P("x"));
+  auto ga = am::device_put(host_array::zeros({bytes / 4}, am::dtype::float32), sh);
+  double save = median([&] { mh::save_checkpoint(dir, std::make_tuple(ga)); });
+  double restore = median([&] {
+    auto [r] = mh::restore_checkpoint(dir, std::make_tuple(sh));
+    r.block_until_ready();
+  });
+  std::vector<host_array> blocks;
+  for (auto& s : ga.addressable_shards())
+    blocks.push_back(am::shard_data(ga, s).to_host());
+  double raw_write = median([&] {
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      auto path = dir + "/raw." + std::to_string(p) + "." + std::to_string(k);
+      int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (::write(fd, blocks[k].bytes().data(), blocks[k].nbytes()) < 0)
+        say("write failed");
+      ::close(fd);
+    }
+    mh::sync_global_devices("raw written");
+  });
+  double raw_read = median([&] {
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      auto path = dir + "/raw." + std::to_string(p) + "." + std::to_string(k);
+      int fd = ::open(path.c_str(), O_RDONLY);
+      auto h = host_array::empty(blocks[k].shape(), blocks[k].dtype());
+      if (::read(fd, h.bytes().data(), h.nbytes()) < 0)
+        say("read failed");
+      ::close(fd);
+    }
+    mh::sync_global_devices("raw read");
+  });
+  mh::sync_global_devices("bench done");
+  if (p == 0) {
+    std::filesystem::remove_all(dir);
+    say("bench checkpoint of " + std::to_string(bytes) + " bytes: save median us " + std::to_string(save)
+        + ", restore " + std::to_string(restore) + "; one write per file " + std::to_string(raw_write)
+        + ", one read per file " + std::to_string(raw_read));
+  }
   if (p == 0)
     say("bench " + std::to_string(bytes) + " bytes: broadcast_one_to_all median us " + std::to_string(b)
         + ", process_allgather median us " + std::to_string(g) + "; communicator broadcast " + std::to_string(raw_b)

@@ -1,4 +1,4 @@
-#include "multihost/detail/flat_tree.hpp"
+#include "multihost/detail/data_tree.hpp"
 
 namespace am::detail {
 
@@ -32,7 +32,7 @@ std::string leaf_signature(const tree_leaf& leaf) {
   return (a.is_fully_addressable() ? "" : "global ") + aval(a.dtype(), a.shape());
 }
 
-std::string tree_signature(const flat_tree& t) {
+std::string tree_signature(const data_tree& t) {
   return t.def.format([&](std::size_t k, bool) { return leaf_signature(t.leaves[k]); });
 }
 

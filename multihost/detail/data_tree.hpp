@@ -10,7 +10,7 @@
 namespace am::detail {
 
 /// A flattened tree of data.
-struct flat_tree {
+struct data_tree {
   std::vector<tree_leaf> leaves;
   tree_def def;
   std::vector<bool> scalar; ///< per leaf: true when it was a C++ scalar
@@ -18,8 +18,8 @@ struct flat_tree {
 
 /// Flattens a tree of data, remembering its scalars.
 template <class T>
-flat_tree flatten_data_tree(const T& t) {
-  flat_tree out;
+data_tree flatten_data_tree(const T& t) {
+  data_tree out;
   tree_for_each(t, [&](const auto& leaf) {
     using L = std::remove_cvref_t<decltype(leaf)>;
     static_assert(data_leaf<L>, "the multihost utilities take trees of arrays, host arrays and scalars");
@@ -40,6 +40,6 @@ host_array leaf_on_host(const tree_leaf& leaf);
 std::string leaf_signature(const tree_leaf& leaf);
 
 /// The structure and every leaf's signature: what every process must pass alike.
-std::string tree_signature(const flat_tree& t);
+std::string tree_signature(const data_tree& t);
 
 } // namespace am::detail
