@@ -11,6 +11,7 @@ packages=(
   catch2                   # the test suite (Catch2 v2)
   libcli11-dev             # the actormesh command-line tool
   libsleef-dev             # vectorized math for the CPU kernels
+  libopenblas-dev          # matrix products of the CPU devices (BLAS)
   libgloo-dev              # collectives across processes on host memory (devices/collectives/)
   libjemalloc-dev          # the allocator of programs using actormesh (see cmake/Jemalloc.cmake)
 )

@@ -1,0 +1,83 @@
+// Matrix products at library speed (issue 11, item 1): am::matmul of n x n float32 and float64
+// matrices on one CPU device and sharded over every CPU device (rows of the left operand over the
+// devices, the right one replicated), against cblas_sgemm / cblas_dgemm of OpenBLAS called
+// directly on the same shapes in the same run. Each figure is the median of R timed runs after one
+// warm-up; ratios are ours / OpenBLAS in GFLOP/s (higher is better).
+//
+//   ./build/bench/bench_matmul [--n 2048] [--rounds 5]
+#include <actormesh.hpp>
+
+#include "bench_flags.hpp"
+#include "bench_report.hpp"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using am::bench::int_flag;
+using am::bench::percentile;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+template <class F>
+double median_seconds(long long rounds, F&& f) {
+  std::vector<double> s;
+  f(); // warm-up
+  for (long long r = 0; r < rounds; ++r) {
+    auto start = clock_type::now();
+    f();
+    s.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+  }
+  return percentile(s, 0.5);
+}
+
+template <class T>
+void compare(am::dtype type, const char* label, long long n, long long rounds) {
+  std::vector<T> a(static_cast<std::size_t>(n * n)), b(a.size()), c(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<T>((i % 17) * 0.25);
+    b[i] = static_cast<T>((i % 13) * 0.5);
+  }
+  double flop = 2.0 * static_cast<double>(n) * n * n;
+  double direct = median_seconds(rounds, [&] {
+    if constexpr (sizeof(T) == 4)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n),
+                  1.0f, a.data(), static_cast<int>(n), b.data(), static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
+    else
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n),
+                  1.0, a.data(), static_cast<int>(n), b.data(), static_cast<int>(n), 0.0, c.data(), static_cast<int>(n));
+  });
+  auto ha = am::host_array::from_vector(a, {n, n}), hb = am::host_array::from_vector(b, {n, n});
+  auto dev = am::devices().front();
+  auto x1 = am::device_put(ha.astype(type), dev), y1 = am::device_put(hb.astype(type), dev);
+  double one = median_seconds(rounds, [&] { am::matmul(x1, y1).block_until_ready(); });
+  int count = am::device_count();
+  am::mesh m(am::create_device_mesh({count}, am::devices()), {"x"});
+  auto rows = am::make_named_sharding(m, am::P("x", am::none));
+  auto replicated = am::make_named_sharding(m, am::P());
+  auto x8 = am::device_put(ha.astype(type), rows), y8 = am::device_put(hb.astype(type), replicated);
+  double all = median_seconds(rounds, [&] { am::matmul(x8, y8).block_until_ready(); });
+  std::printf("%s %lldx%lld: OpenBLAS directly %.1f GFLOP/s (%.3f s); one device %.1f GFLOP/s, %.2fx; "
+              "%d devices %.1f GFLOP/s, %.2fx\n",
+              label, n, n, flop / direct / 1e9, direct, flop / one / 1e9, direct / one, count, flop / all / 1e9,
+              direct / all);
+  std::printf("RESULT matmul_%s_one_ratio %.3f\nRESULT matmul_%s_all_ratio %.3f\n", label, direct / one, label,
+              direct / all);
+}
+
+int run(int argc, char** argv) {
+  auto n = int_flag(argc, argv, "--n", 2048);
+  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 5));
+  am::runtime rt(argc, argv);
+  compare<float>(am::dtype::float32, "float32", n, rounds);
+  compare<double>(am::dtype::float64, "float64", n, rounds);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_matmul", run, argc, argv); }
