@@ -31,6 +31,10 @@ std::string step_key(int p) { return "am.preemption/step/" + std::to_string(p); 
 
 /// The preemption protocol of one process, kept as a runtime service: a thread running the
 /// signal_set, and a watcher thread that learns of the notice and then of every process's step.
+/// The report of this process's step is sent by whichever thread learns of the notice first (the
+/// signal's or the watcher), never by the training thread: so a process blocked in a collective
+/// that waits for another one still reports, and the one waiting for reports is never waiting
+/// on it.
 class preemption_service {
 public:
   explicit preemption_service(detail::runtime_impl& rt)
@@ -62,14 +66,9 @@ public:
 
   bool reached(std::int64_t step) {
     std::unique_lock<std::mutex> lock(mutex_);
+    last_step_ = step;
     if (!noticed_)
       return false;
-    if (!reported_) {
-      reported_ = step;
-      lock.unlock();
-      cluster_.kv_set(step_key(me_), std::to_string(step));
-      lock.lock();
-    }
     if (!safe_ && step > *reported_) {
       // The safe step may be this one: wait for every report before going past it.
       if (!changed_.wait_for(lock, timeout_, [&] { return safe_ || !failure_.empty(); }))
@@ -82,9 +81,23 @@ public:
   }
 
 private:
+  /// Learns of the notice (once): this process has reached the step of its last call (-1 before
+  /// any), which it reports.
   void notice() {
-    std::lock_guard<std::mutex> guard(mutex_);
-    noticed_ = true;
+    std::int64_t step = 0;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (noticed_)
+        return;
+      noticed_ = true;
+      reported_ = last_step_.value_or(-1);
+      step = *reported_;
+    }
+    try {
+      cluster_.kv_set(step_key(me_), std::to_string(step));
+    } catch (const std::exception&) {
+      // The cluster is stopping: the others' wait ends with its own error.
+    }
   }
 
   std::string missing_text() const {
@@ -143,6 +156,7 @@ private:
   std::mutex mutex_;
   std::condition_variable changed_;
   bool noticed_ = false;
+  std::optional<std::int64_t> last_step_; ///< the step of the last call
   std::optional<std::int64_t> reported_; ///< the step this process reported
   std::vector<std::int64_t> steps_;      ///< every process's report, by process, as they come
   std::optional<std::int64_t> safe_;

@@ -12,8 +12,9 @@ namespace am::multihost {
 void enable_preemption_notice();
 
 /// True exactly at the agreed safe step: once any process has caught SIGTERM, the notice goes
-/// through the coordinator's store to every process; each reports the step it reached when it
-/// learned of it, and all agree on safe step = the largest reported step + 1. Call it on every
+/// through the coordinator's store to every process; each reports the step of its last call when
+/// it learns of it (from a background thread), and all agree on safe step = the largest reported
+/// step + 1. Call it on every
 /// process at every step, from the same starting step. A process that reaches a step past its
 /// report before every report is in waits for them (the collective timeout: then am::timeout_error
 /// naming the processes that did not report; am::process_failure_error when one failed).
