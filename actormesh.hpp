@@ -45,3 +45,6 @@
 #include "multihost/preemption.hpp"
 #include "multihost/tree.hpp"
 #include "multihost/tree_def.hpp"
+
+// Colocated CPU devices, functions and classes (jax.experimental.colocated_python).
+#include "colocated/colocated.hpp"

@@ -1,0 +1,26 @@
+/// colocated_cpu_devices (jax.experimental.colocated_python.colocated_cpu_devices): the CPU device
+/// on the same host as each given device, where colocated functions and objects run.
+#pragma once
+
+#include "actors/device_info.hpp"
+#include "sharding/mesh.hpp"
+
+#include <vector>
+
+namespace am {
+
+/// The CPU device colocated with each of `devices`, in the same order (output i goes with input i).
+/// A CPU device is its own colocated device; the CUDA device with local ordinal k of process p gets
+/// process p's k-th CPU device (1:1, as XLA pairs them). Throws am::value_error with JAX's wording:
+/// "No CPU devices found" (the cluster has none), "Device d has no colocated devices" (its process
+/// has no CPU device) and "Process p does not have enough local CPU devices" (fewer CPU devices
+/// than accelerators there).
+///
+///     auto cpus = am::colocated_cpu_devices(am::devices());   // [CpuDevice(id=0), ...]
+std::vector<device> colocated_cpu_devices(const std::vector<device>& devices);
+
+/// The CPU mesh of the same shape and axis names as `m`, each device replaced by its colocated CPU
+/// device; the same errors.
+mesh colocated_cpu_devices(const mesh& m);
+
+} // namespace am

@@ -1,0 +1,81 @@
+#include "colocated/detail/call_devices.hpp"
+
+#include "actors/errors.hpp"
+#include "devices/runtime.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace am::detail {
+
+namespace {
+
+std::vector<int> id_set(const std::vector<device>& devices) {
+  std::vector<int> ids;
+  for (auto& d : devices)
+    ids.push_back(d.id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+} // namespace
+
+std::string device_list_text(const std::vector<device>& devices) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < devices.size(); ++k)
+    out += (k ? ", " : "") + to_string(devices[k]);
+  return out + "]";
+}
+
+std::vector<device> call_devices(const std::vector<array>& inputs, const std::optional<std::vector<device>>& specialized) {
+  std::vector<std::vector<device>> lists; // distinct, in order of first use
+  for (auto& a : inputs) {
+    auto& list = a.sharding()->device_assignment();
+    if (std::find(lists.begin(), lists.end(), list) == lists.end())
+      lists.push_back(list);
+  }
+  if (lists.size() > 1) {
+    std::string text = "{";
+    for (std::size_t k = 0; k < lists.size(); ++k)
+      text += (k ? ", " : "") + device_list_text(lists[k]);
+    throw value_error("All arguments must use the same device list, but got multiple device lists: " + text + "}.");
+  }
+  if (specialized) {
+    if (!lists.empty() && id_set(lists[0]) != id_set(*specialized))
+      throw value_error("colocated_python: the arguments are on " + device_list_text(lists[0])
+                        + " but the function was specialized with devices " + device_list_text(*specialized));
+    if (!specialized->empty())
+      return *specialized;
+  } else if (!lists.empty()) {
+    return lists[0];
+  }
+  throw value_error("No devices found. colocated_python function without input arguments must be first "
+                    "specialized with devices.");
+}
+
+void check_runs_here(const std::vector<device>& devices) {
+  int here = process_index();
+  for (auto& d : devices) {
+    if (d.platform != platform::cpu)
+      throw value_error("colocated_python runs on CPU devices, but got " + to_string(d)
+                        + ": use colocated_cpu_devices() to find the CPU devices of its host");
+    if (d.process_index != here)
+      throw runtime_error("colocated_python: " + to_string(d) + " belongs to process "
+                          + std::to_string(d.process_index) + ", not to this one (" + std::to_string(here)
+                          + "); running colocated code in another process is not supported yet");
+  }
+}
+
+void check_output_devices(const std::vector<array>& outputs, const std::vector<device>& devices) {
+  auto want = id_set(devices);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    auto& got = outputs[k].sharding()->device_assignment();
+    if (id_set(got) != want)
+      throw value_error("colocated_python: inputs and outputs must use the same devices, but the call runs on "
+                        + device_list_text(devices) + " and output " + std::to_string(k) + " is on "
+                        + device_list_text(got));
+  }
+}
+
+} // namespace am::detail

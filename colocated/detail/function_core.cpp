@@ -1,0 +1,127 @@
+#include "colocated/detail/function_core.hpp"
+
+#include "actors/errors.hpp"
+#include "colocated/detail/call_devices.hpp"
+#include "colocated/detail/pending_outputs.hpp"
+#include "devices/calls.hpp"
+
+namespace am::detail {
+
+namespace {
+
+/// The cache key of an input signature: structure, and per leaf dtype, shape, sharding and the
+/// sharding's device order.
+std::string signature_key(const spec_tree& specs) {
+  std::string key = specs.def().to_string();
+  for (auto& leaf : specs.leaves()) {
+    key += '|';
+    key += name(leaf.dtype);
+    for (auto n : leaf.shape)
+      key += "," + std::to_string(n);
+    key += ';' + leaf.sharding->to_string() + ';';
+    for (auto& d : leaf.sharding->device_assignment())
+      key += std::to_string(d.id) + ",";
+  }
+  return key;
+}
+
+void check_results(const flat_tree& results, const std::vector<device>& devices) {
+  check_output_devices(results.leaves, devices);
+}
+
+} // namespace
+
+function_core::function_core(call_target target, specialization spec)
+    : target_(std::move(target)), spec_(std::move(spec)) {
+  if (spec_.devices)
+    check_runs_here(*spec_.devices);
+}
+
+std::shared_ptr<const function_core> function_core::specialized(const specialization& more) const {
+  return std::make_shared<const function_core>(target_, merge(spec_, more));
+}
+
+std::vector<device> function_core::check_call(const spec_tree& in_specs, const flat_tree& inputs) const {
+  if (spec_.in_specs && *spec_.in_specs != in_specs)
+    throw value_error("Input specs in specialization and input specs of arguments must have the same pytree "
+                      "structure, but they have the following structural differences:\n   - the specialization has "
+                      + spec_.in_specs->to_string() + " and the arguments are " + in_specs.to_string() + ".\n");
+  auto devices = call_devices(inputs.leaves, spec_.devices);
+  check_runs_here(devices);
+  return devices;
+}
+
+std::shared_ptr<function_core::signature_entry> function_core::entry_for(const spec_tree& in_specs) const {
+  auto key = signature_key(in_specs);
+  std::lock_guard<std::mutex> guard(mutex_);
+  auto& e = signatures_[key];
+  if (!e)
+    e = std::make_shared<signature_entry>();
+  return e;
+}
+
+std::size_t function_core::known_signatures() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  std::size_t n = 0;
+  for (auto& [key, e] : signatures_) {
+    std::lock_guard<std::mutex> entry_guard(e->mutex);
+    n += e->out.has_value() ? 1 : 0;
+  }
+  return n;
+}
+
+flat_tree function_core::call(const flat_tree& inputs) const {
+  spec_tree in_specs(inputs.def, specs_of(inputs.leaves));
+  auto devices = check_call(in_specs, inputs);
+  auto entry = entry_for(in_specs);
+  spec_tree out;
+  {
+    std::lock_guard<std::mutex> guard(entry->mutex); // a second first call waits for the first
+    if (!entry->out && spec_.out_specs_fn) {
+      entry->out = spec_.out_specs_fn(in_specs); // on the caller's side, once per signature
+      for (auto& leaf : entry->out->leaves())
+        if (!leaf.sharding)
+          throw value_error("colocated_python: out_specs_fn returned a spec without a sharding: " + leaf.to_string());
+    }
+    if (!entry->out) {
+      // Unspecialized first call of this signature: run it now, in this thread's lane, and learn.
+      auto results = host_call([target = target_, inputs, devices] {
+                       auto r = run_on_host(target, inputs, devices);
+                       check_results(r, devices);
+                       return r;
+                     }).get();
+      entry->out = spec_tree(results.def, specs_of(results.leaves));
+      return results;
+    }
+    out = *entry->out;
+  }
+  return call_async(inputs, devices, out);
+}
+
+flat_tree function_core::call_async(const flat_tree& inputs, const std::vector<device>& devices,
+                                    const spec_tree& out) const {
+  auto [arrays, pending] = pending_outputs::make(out);
+  submit_host_task([target = target_, inputs, devices, pending = std::move(pending)] {
+    try {
+      auto results = run_on_host(target, inputs, devices);
+      check_results(results, devices);
+      pending.resolve(results);
+    } catch (...) {
+      pending.fail(std::current_exception());
+    }
+  });
+  return flat_tree{out.def(), std::move(arrays)};
+}
+
+future<void> function_core::call_void(const flat_tree& inputs) const {
+  spec_tree in_specs(inputs.def, specs_of(inputs.leaves));
+  auto devices = check_call(in_specs, inputs);
+  return host_call([target = target_, inputs, devices] {
+    auto results = run_on_host(target, inputs, devices);
+    if (!results.leaves.empty())
+      throw value_error("colocated_python: a function declared to return nothing returned "
+                        + results.def.to_string());
+  });
+}
+
+} // namespace am::detail

@@ -1,0 +1,16 @@
+#include "colocated/detail/host_side.hpp"
+
+#include "colocated/detail/object_store.hpp"
+#include "colocated/detail/registry.hpp"
+
+namespace am::detail {
+
+flat_tree run_on_host(const call_target& target, const flat_tree& inputs, const std::vector<device>& devices) {
+  if (!target.object)
+    return find_function(target.name)->body(inputs);
+  auto method = find_method(target.object->class_name, target.name);
+  return run_on_instance(*target.object, devices,
+                         [method, inputs](void* instance) { return method->body(instance, inputs); });
+}
+
+} // namespace am::detail

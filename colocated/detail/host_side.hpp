@@ -1,0 +1,26 @@
+/// The host side of a colocated call: given what to run (by name) and its inputs, run it. This is
+/// the one place a call becomes code; a call for another process's devices would reach the same
+/// function there, with the name and the inputs decoded from its message.
+#pragma once
+
+#include "actors/device_info.hpp"
+#include "colocated/detail/flat_tree.hpp"
+#include "colocated/detail/object_record.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace am::detail {
+
+/// What a call runs: a registered function, or a method of a colocated object.
+struct call_target {
+  std::string name;                             ///< the function's name, or the method's
+  std::shared_ptr<const object_record> object;  ///< the object (null for a function)
+};
+
+/// Runs `target` on `inputs` for `devices`, on this thread (a host lane of the process owning the
+/// devices): the function's body, or the method on the object's instance for that device set.
+flat_tree run_on_host(const call_target& target, const flat_tree& inputs, const std::vector<device>& devices);
+
+} // namespace am::detail

@@ -1,0 +1,41 @@
+/// A colocated object as the host side knows it: a process-unique id, its class's registered
+/// name, and how to construct it (the constructor arguments the wrapper recorded). Wrappers and the
+/// calls in flight hold it; when the last of them lets go, its instances are destroyed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace am::detail {
+
+class object_store;
+
+/// Builds the instance (type-erased: a T held by a shared_ptr<void>).
+using instance_factory = std::function<std::shared_ptr<void>()>;
+
+struct object_record {
+  /// A record with a fresh id.
+  object_record(std::string class_name, instance_factory factory);
+
+  /// Destroys the instances, asynchronously (each after the calls it already received).
+  ~object_record();
+
+  object_record(const object_record&) = delete;
+  object_record& operator=(const object_record&) = delete;
+
+  const std::uint64_t uid;
+  const std::string class_name;
+  const instance_factory factory;
+
+  /// Remembers the store its instances live in (the runtime's, set at the first call there).
+  void used_in(const std::shared_ptr<object_store>& store) const;
+
+private:
+  mutable std::mutex mutex_;
+  mutable std::weak_ptr<object_store> store_;
+};
+
+} // namespace am::detail

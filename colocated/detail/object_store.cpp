@@ -1,0 +1,105 @@
+#include "colocated/detail/object_store.hpp"
+
+#include "actors/future.hpp"
+#include "colocated/detail/instance_actor.hpp"
+#include "devices/detail/runtime_impl.hpp"
+
+#include <caf/actor_system.hpp>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace am::detail {
+
+/// The instances of one runtime, by object and device set: a service of the runtime, so that it
+/// is destroyed (stopping every instance) when the runtime stops, while its actor system is there.
+class object_store {
+public:
+  explicit object_store(caf::actor_system& system) : system_(system) {}
+
+  ~object_store() {
+    for (auto& [uid, by_devices] : instances_)
+      for (auto& [key, actor] : by_devices)
+        send_stop(actor);
+  }
+
+  object_store(const object_store&) = delete;
+  object_store& operator=(const object_store&) = delete;
+
+  /// The instance of `record` for the device set `key`, spawned on first use.
+  caf::actor instance(const object_record& record, const std::vector<int>& key) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto& slot = instances_[record.uid][key];
+    if (!slot)
+      slot = spawn_instance(system_, record.factory);
+    return slot;
+  }
+
+  /// Every instance of `uid`, forgotten here.
+  std::vector<caf::actor> take(std::uint64_t uid) {
+    std::vector<caf::actor> out;
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto it = instances_.find(uid);
+    if (it == instances_.end())
+      return out;
+    for (auto& [key, actor] : it->second)
+      out.push_back(actor);
+    instances_.erase(it);
+    return out;
+  }
+
+private:
+  caf::actor_system& system_;
+  std::mutex mutex_;
+  std::map<std::uint64_t, std::map<std::vector<int>, caf::actor>> instances_;
+};
+
+namespace {
+
+std::shared_ptr<object_store> store_of(runtime_impl& rt) {
+  return std::static_pointer_cast<object_store>(
+    rt.service("am.colocated.objects", [&rt] { return std::make_shared<object_store>(rt.system()); }));
+}
+
+std::vector<int> device_set_key(const std::vector<device>& devices) {
+  std::vector<int> key;
+  for (auto& d : devices)
+    key.push_back(d.id);
+  std::sort(key.begin(), key.end());
+  key.erase(std::unique(key.begin(), key.end()), key.end());
+  return key;
+}
+
+} // namespace
+
+flat_tree run_on_instance(const object_record& record, const std::vector<device>& devices,
+                          std::function<flat_tree(void* instance)> method) {
+  caf::actor instance;
+  {
+    auto store = store_of(*current_runtime()); // not held while waiting: stop() may destroy it
+    record.used_in(store);
+    instance = store->instance(record, device_set_key(devices));
+  }
+  promise<flat_tree> result; // moved into the task: a dropped task breaks it, failing the wait
+  auto done = result.get_future();
+  send_task(instance, instance_task{[result = std::move(result), method = std::move(method)](void* object, const std::exception_ptr& error) {
+    if (error) {
+      result.set_error(error);
+      return;
+    }
+    try {
+      result.set_value(method(object));
+    } catch (...) {
+      result.set_error(std::current_exception());
+    }
+  }});
+  return done.get();
+}
+
+void release_instances(object_store& store, std::uint64_t uid) {
+  for (auto& actor : store.take(uid))
+    send_destroy(actor);
+}
+
+} // namespace am::detail
