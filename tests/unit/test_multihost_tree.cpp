@@ -102,3 +102,15 @@ TEST_CASE("multihost: partition specs are leaves of spec trees", "[unit][multiho
   am::tree_for_each(specs, [&](const auto&) { ++n; });
   CHECK(n == 3);
 }
+
+TEST_CASE("multihost: shardings of any kind are leaves of sharding trees; other types are not trees",
+          "[unit][multihost]") {
+  static_assert(am::sharding_leaf<am::sharding_ptr>);
+  static_assert(am::sharding_leaf<std::shared_ptr<const am::named_sharding>>);
+  static_assert(!am::sharding_leaf<std::shared_ptr<am::named_sharding>>); // shardings are held const
+  static_assert(am::is_tree_v<std::map<std::string, std::vector<am::sharding_ptr>>>);
+  static_assert(!am::is_tree_v<std::string>);
+  static_assert(!am::is_tree_v<std::map<int, float>>); // dict keys are strings
+  std::tuple<am::sharding_ptr, std::shared_ptr<const am::named_sharding>> s{};
+  CHECK(am::tree_structure(s).num_leaves() == 2);
+}
