@@ -215,6 +215,31 @@ struct nccl_communicator::impl {
     return out;
   }
 
+  /// One end (`local_rank`, this process's) of a send/recv between ranks `from` and `to`: a step of
+  /// the pair's own sequence, which both ends number alike.
+  void point_to_point(int from, int to, int local_rank, const char* what, const nccl_buffers& buffers,
+                      std::size_t count, dtype type, const timeout_type& t,
+                      const std::function<ncclResult_t(ncclComm_t, cudaStream_t)>& call) {
+    auto it = std::find(local.begin(), local.end(), local_rank);
+    if (it == local.end())
+      throw value_error(std::string(what) + ": rank " + std::to_string(local_rank) + " is not one of this process's ranks");
+    int peer = local_rank == from ? to : from;
+    if (peer < 0 || peer >= static_cast<int>(devices.size()) || from == to)
+      throw value_error(std::string(what) + ": peer rank " + std::to_string(peer)
+                        + " is not another rank of NCCL communicator '" + name + "'");
+    auto at = static_cast<std::size_t>(it - local.begin());
+    std::lock_guard<std::mutex> guard(mutex);
+    throw_if_broken();
+    std::vector<int> pair{devices[static_cast<std::size_t>(from)].process_index,
+                          devices[static_cast<std::size_t>(to)].process_index};
+    std::sort(pair.begin(), pair.end());
+    pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
+    auto stream = static_cast<cudaStream_t>(buffers.stream);
+    run("nccl send/recv " + std::string(am::name(type)) + "[" + std::to_string(count) + "]",
+        name + "/p2p/" + std::to_string(from) + "->" + std::to_string(to), p2p_steps[{from, to}]++, pair, {stream}, t,
+        [&] { check(call(comms[at], stream), what); });
+  }
+
   /// A collective over every rank: one step of the communicator's own sequence.
   void collective(const std::string& signature, const std::vector<nccl_buffers>& buffers, const timeout_type& t,
                   const std::function<void(std::size_t, int, ncclComm_t, cudaStream_t)>& per_rank) {
@@ -404,56 +429,23 @@ void nccl_communicator::all_to_all(const std::vector<nccl_buffers>& local, std::
                     });
 }
 
-namespace {
-
-/// The position of rank `rank` among `local`, or am::value_error when this process does not own it.
-std::size_t local_position(const std::vector<int>& local, int rank, const std::string& what) {
-  auto it = std::find(local.begin(), local.end(), rank);
-  if (it == local.end())
-    throw value_error(what + ": rank " + std::to_string(rank) + " is not one of this process's ranks");
-  return static_cast<std::size_t>(it - local.begin());
-}
-
-} // namespace
 
 void nccl_communicator::send(int from, const nccl_buffers& buffers, std::size_t count, dtype type, int to,
                              timeout_type timeout) {
-  auto& m = *impl_;
-  auto at = local_position(m.local, from, "send");
-  if (to < 0 || to >= size() || to == from)
-    throw value_error("send: peer rank " + std::to_string(to) + " is not another rank of NCCL communicator '" + m.name + "'");
   if (!buffers.input)
     throw value_error("send: a null device buffer");
-  std::lock_guard<std::mutex> guard(m.mutex);
-  m.throw_if_broken();
-  std::vector<int> pair{m.devices[static_cast<std::size_t>(from)].process_index,
-                        m.devices[static_cast<std::size_t>(to)].process_index};
-  std::sort(pair.begin(), pair.end());
-  pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
-  auto stream = static_cast<cudaStream_t>(buffers.stream);
-  m.run("nccl send/recv " + shape_text(type, count), m.name + "/p2p/" + std::to_string(from) + "->" + std::to_string(to),
-        m.p2p_steps[{from, to}]++, pair, {stream}, timeout,
-        [&] { m.check(ncclSend(buffers.input, count, nccl_type(type), to, m.comms[at], stream), "ncclSend"); });
+  impl_->point_to_point(from, to, from, "send", buffers, count, type, timeout, [&](ncclComm_t comm, cudaStream_t s) {
+    return ncclSend(buffers.input, count, nccl_type(type), to, comm, s);
+  });
 }
 
 void nccl_communicator::recv(int to, const nccl_buffers& buffers, std::size_t count, dtype type, int from,
                              timeout_type timeout) {
-  auto& m = *impl_;
-  auto at = local_position(m.local, to, "recv");
-  if (from < 0 || from >= size() || to == from)
-    throw value_error("recv: peer rank " + std::to_string(from) + " is not another rank of NCCL communicator '" + m.name + "'");
   if (!buffers.output)
     throw value_error("recv: a null device buffer");
-  std::lock_guard<std::mutex> guard(m.mutex);
-  m.throw_if_broken();
-  std::vector<int> pair{m.devices[static_cast<std::size_t>(from)].process_index,
-                        m.devices[static_cast<std::size_t>(to)].process_index};
-  std::sort(pair.begin(), pair.end());
-  pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
-  auto stream = static_cast<cudaStream_t>(buffers.stream);
-  m.run("nccl send/recv " + shape_text(type, count), m.name + "/p2p/" + std::to_string(from) + "->" + std::to_string(to),
-        m.p2p_steps[{from, to}]++, pair, {stream}, timeout,
-        [&] { m.check(ncclRecv(buffers.output, count, nccl_type(type), from, m.comms[at], stream), "ncclRecv"); });
+  impl_->point_to_point(from, to, to, "recv", buffers, count, type, timeout, [&](ncclComm_t comm, cudaStream_t s) {
+    return ncclRecv(buffers.output, count, nccl_type(type), from, comm, s);
+  });
 }
 
 #else // no NCCL in this build

@@ -15,6 +15,7 @@
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
 //   cluster_probe collectives             every collective of the engine against the host
 #include "actormesh.hpp"
+#include "support/probe_output.hpp"
 #include "actors/cluster/join.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
@@ -37,26 +38,8 @@ namespace {
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
-void say(const std::string& line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
-
-/// Prints an error as "error <kind>: message" (kind: the am exception class).
-void report(const std::exception& e) {
-  const char* kind = "error";
-  if (dynamic_cast<const am::process_failure_error*>(&e))
-    kind = "process_failure_error";
-  else if (dynamic_cast<const am::desync_error*>(&e))
-    kind = "desync_error";
-  else if (dynamic_cast<const am::timeout_error*>(&e))
-    kind = "timeout_error";
-  else if (dynamic_cast<const am::value_error*>(&e))
-    kind = "value_error";
-  else if (dynamic_cast<const am::runtime_error*>(&e))
-    kind = "runtime_error";
-  say(std::string("error ") + kind + ": " + e.what());
-}
+using am::testing::report;
+using am::testing::say;
 
 /// Connects to 127.0.0.1:port and writes `bytes` (the coordinator may close the connection
 /// part-way, which is what it should do with garbage: no SIGPIPE, a short write is fine); returns

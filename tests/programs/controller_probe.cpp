@@ -15,6 +15,7 @@
 //   controller_probe bulk       shards past the data-plane threshold put, computed, read back; and
 //                               one that the worker has no memory for
 #include "actormesh.hpp"
+#include "support/probe_output.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_messages.hpp"
 #include "devices/remote/remote_wire.hpp"
@@ -35,24 +36,7 @@ namespace {
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
-void say(const std::string& line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
-
-const char* kind_of(const std::exception& e) {
-  if (dynamic_cast<const am::process_failure_error*>(&e))
-    return "process_failure_error";
-  if (dynamic_cast<const am::out_of_memory_error*>(&e))
-    return "out_of_memory_error";
-  if (dynamic_cast<const am::timeout_error*>(&e))
-    return "timeout_error";
-  if (dynamic_cast<const am::value_error*>(&e))
-    return "value_error";
-  if (dynamic_cast<const am::runtime_error*>(&e))
-    return "runtime_error";
-  return "error";
-}
+using am::testing::say;
 
 /// The largest difference between two float32 host arrays of one shape.
 double max_difference(const am::host_array& a, const am::host_array& b) {
@@ -203,13 +187,13 @@ int misuse() {
     am::execute(there, program, {here.addressable_shards().front().data});
     say("no error");
   } catch (const std::exception& e) {
-    say(std::string("error ") + kind_of(e) + ": " + e.what());
+    say(std::string("error ") + am::testing::error_kind(e) + ": " + e.what());
   }
   try {
     am::distributed::wait_at_barrier("controller alone", std::chrono::seconds(30));
     say("no barrier error");
   } catch (const std::exception& e) {
-    say(std::string("barrier error ") + kind_of(e) + ": " + e.what());
+    say(std::string("barrier error ") + am::testing::error_kind(e) + ": " + e.what());
   }
   return 0;
 }
@@ -227,7 +211,7 @@ int kill_loop() {
     }
     say("no failure");
   } catch (const std::exception& e) {
-    say(std::string("error ") + kind_of(e) + ": " + e.what());
+    say(std::string("error ") + am::testing::error_kind(e) + ": " + e.what());
   }
   // Work on the controller's own devices and on the other worker goes on.
   auto b = am::device_put(ramp(4, 4), devices_of(2).front());
@@ -297,7 +281,7 @@ int bulk() {
     too_big.to_host();
     say("no error");
   } catch (const std::exception& e) {
-    say(std::string("error ") + kind_of(e) + ": " + e.what());
+    say(std::string("error ") + am::testing::error_kind(e) + ": " + e.what());
   }
   return 0;
 }
@@ -347,7 +331,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;
   } catch (const std::exception& e) {
-    say(std::string("error ") + kind_of(e) + ": " + e.what());
+    say(std::string("error ") + am::testing::error_kind(e) + ": " + e.what());
     return 1;
   }
 }
