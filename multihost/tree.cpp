@@ -2,11 +2,9 @@
 
 namespace am::detail {
 
-void throw_tree_mismatch(const tree_def& found, const char* expected_kind, std::size_t expected_size) {
-  throw value_error("tree_unflatten: the structure " + found.to_string() + " does not fit the type: expected a "
-                    + expected_kind + (std::string(expected_kind) == "leaf"
-                                           ? std::string()
-                                           : " of " + std::to_string(expected_size) + " children"));
+void throw_tree_mismatch(const tree_def& found, const std::string& expected) {
+  throw value_error("tree_unflatten: the structure " + found.to_string() + " does not fit the type: expected "
+                    + expected + " there");
 }
 
 tree_leaf checked_leaf(std::span<const tree_leaf> leaves, std::size_t k) {

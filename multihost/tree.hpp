@@ -94,7 +94,7 @@ struct dict_like<std::map<std::string, T, C, A>> : std::true_type {};
 template <class T>
 inline constexpr bool dependent_false = false;
 
-[[noreturn]] void throw_tree_mismatch(const tree_def& found, const char* expected_kind, std::size_t expected_size);
+[[noreturn]] void throw_tree_mismatch(const tree_def& found, const std::string& expected);
 tree_leaf checked_leaf(std::span<const tree_leaf> leaves, std::size_t k);
 
 } // namespace detail
@@ -223,7 +223,7 @@ template <class T>
 T unflatten_node(const tree_def& def, std::span<const tree_leaf> leaves, std::size_t& next) {
   if constexpr (data_leaf<T>) {
     if (def.node_kind() != tree_def::kind::leaf)
-      throw_tree_mismatch(def, "leaf", 1);
+      throw_tree_mismatch(def, "a leaf");
     tree_leaf v = checked_leaf(leaves, next++);
     if constexpr (std::same_as<T, array>) {
       if (!std::holds_alternative<array>(v))
@@ -239,13 +239,13 @@ T unflatten_node(const tree_def& def, std::span<const tree_leaf> leaves, std::si
   } else if constexpr (tuple_like<T>::value) {
     constexpr std::size_t n = std::tuple_size_v<T>;
     if (def.node_kind() != tree_def::kind::tuple || def.children().size() != n)
-      throw_tree_mismatch(def, "tuple", n);
+      throw_tree_mismatch(def, "a tuple of " + std::to_string(n));
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return T{unflatten_node<std::tuple_element_t<I, T>>(def.children()[I], leaves, next)...};
     }(std::make_index_sequence<n>{});
   } else if constexpr (list_like<T>::value) {
     if (def.node_kind() != tree_def::kind::list)
-      throw_tree_mismatch(def, "list", def.children().size());
+      throw_tree_mismatch(def, "a list");
     T out;
     out.reserve(def.children().size());
     for (const auto& c : def.children())
@@ -253,7 +253,7 @@ T unflatten_node(const tree_def& def, std::span<const tree_leaf> leaves, std::si
     return out;
   } else if constexpr (dict_like<T>::value) {
     if (def.node_kind() != tree_def::kind::dict)
-      throw_tree_mismatch(def, "dict", def.children().size());
+      throw_tree_mismatch(def, "a dict");
     T out;
     for (std::size_t k = 0; k < def.children().size(); ++k)
       out.emplace(def.keys()[k], unflatten_node<typename T::mapped_type>(def.children()[k], leaves, next));

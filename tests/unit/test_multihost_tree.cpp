@@ -60,7 +60,9 @@ TEST_CASE("multihost: flatten and unflatten round-trip every container and leaf 
 
 TEST_CASE("multihost: unflatten refuses a structure the type cannot have", "[unit][multihost]") {
   auto [leaves, def] = am::tree_flatten(std::vector<float>{1, 2, 3});
-  CHECK_THROWS_AS((am::tree_unflatten<std::tuple<float, float, float>>(def, leaves)), am::value_error);
+  CHECK_THROWS_WITH((am::tree_unflatten<std::tuple<float, float, float>>(def, leaves)),
+                    "tree_unflatten: the structure PyTreeDef([*, *, *]) does not fit the type: expected a tuple of 3 "
+                    "there");
   CHECK_THROWS_WITH(am::tree_unflatten<std::vector<float>>(def, std::span<const am::tree_leaf>(leaves).first(2)),
                     "tree_unflatten: PyTreeDef([*, *, *]) has 3 leaves but 2 were given");
   CHECK_THROWS_AS(am::tree_unflatten<std::vector<am::array>>(def, leaves), am::type_error);
