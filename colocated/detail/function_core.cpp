@@ -42,6 +42,10 @@ std::shared_ptr<const function_core> function_core::specialized(const specializa
 }
 
 std::vector<device> function_core::check_call(const spec_tree& in_specs, const flat_tree& inputs) const {
+  for (auto& a : inputs.leaves)
+    if (a.is_tracer())
+      throw value_error("colocated_python: '" + target_.name + "' was called inside jit with a traced value; "
+                        "call it outside jit, on concrete arrays");
   if (spec_.in_specs && *spec_.in_specs != in_specs)
     throw value_error("Input specs in specialization and input specs of arguments must have the same pytree "
                       "structure, but they have the following structural differences:\n   - the specialization has "

@@ -267,3 +267,10 @@ TEST_CASE("colocated function: names are registered once, looked up with their s
   CHECK_THROWS_AS(am::colocated_function<am::array(am::array, am::array)>::registered("test.add_one"), am::type_error);
   CHECK_THROWS_AS(am::colocated_function<am::array(am::array)>::registered("test.nothing"), am::value_error);
 }
+
+TEST_CASE("colocated function: refused inside jit, where its inputs are traced values", "[unit][colocated]") {
+  am::runtime rt(cpus(1));
+  auto jitted = am::jit([](const am::array& v) { return add_one(v); });
+  CHECK_THAT(value_error_of([&] { jitted(scalar_on(1)); }),
+             Catch::StartsWith("colocated_python: 'test.add_one' was called inside jit with a traced value"));
+}

@@ -89,6 +89,10 @@ struct adder {
     ++jr.calls;
     return x + increment;
   }
+  am::array note_value(const am::array& x) {
+    jr.note(std::to_string(x.to_host().item<int>()));
+    return x;
+  }
   am::array count(const am::array& x) {
     ++seen;
     return x * 0 + seen;
@@ -116,11 +120,17 @@ const auto adder_class = am::colocated_python_class<adder>("test.adder")
                            .def("slow_add", &adder::slow_add)
                            .def("gated_add", &adder::gated_add)
                            .def("count", &adder::count)
+                           .def("note_value", &adder::note_value)
                            .def("probe", &adder::probe);
 
 const auto failing_class = am::colocated_python_class<failing>("test.failing").def("id", &failing::id);
 
 using unary = am::array(am::array);
+
+const auto note_value = am::colocated_python("test.objects.note_value", [](const am::array& x) {
+  jr.note(std::to_string(x.to_host().item<int>()));
+  return x;
+});
 
 } // namespace
 
@@ -263,4 +273,25 @@ TEST_CASE("colocated object: stopping the runtime destroys the live instances", 
   CHECK(jr.destroyed == 1);
   a.reset(); // the wrapper outlives its runtime: letting go is harmless
   CHECK(jr.destroyed == 1);
+}
+
+TEST_CASE("colocated object: a thread's function and method calls run in the order issued", "[unit][colocated]") {
+  am::runtime rt(cpus(1));
+  jr.reset();
+  auto a = adder_class(0);
+  auto method = a.method<unary>("note_value").specialize({.out_specs_fn = same_as_first});
+  auto function = note_value.specialize({.out_specs_fn = same_as_first});
+  std::vector<am::array> outs;
+  std::vector<std::string> expected{"created"};
+  for (int i = 0; i < 20; ++i) {
+    outs.push_back(i % 2 ? method(scalar_on(i)) : function(scalar_on(i)));
+    expected.push_back(std::to_string(i));
+  }
+  for (auto& y : outs)
+    y.block_until_ready();
+  // "created" comes with the first method call (i = 1), after the function call i = 0.
+  expected.erase(expected.begin());
+  expected.insert(expected.begin() + 1, "created");
+  std::lock_guard<std::mutex> guard(jr.mutex);
+  CHECK(jr.events == expected);
 }
