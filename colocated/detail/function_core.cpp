@@ -25,10 +25,6 @@ std::string signature_key(const spec_tree& specs) {
   return key;
 }
 
-void check_results(const flat_tree& results, const std::vector<device>& devices) {
-  check_output_devices(results.leaves, devices);
-}
-
 } // namespace
 
 function_core::function_core(call_target target, specialization spec)
@@ -91,7 +87,7 @@ flat_tree function_core::call(const flat_tree& inputs) const {
       // Unspecialized first call of this signature: run it now, in this thread's lane, and learn.
       auto results = host_call([target = target_, inputs, devices] {
                        auto r = run_on_host(target, inputs, devices);
-                       check_results(r, devices);
+                       check_output_devices(r.leaves, devices);
                        return r;
                      }).get();
       entry->out = spec_tree(results.def, specs_of(results.leaves));
@@ -108,7 +104,7 @@ flat_tree function_core::call_async(const flat_tree& inputs, const std::vector<d
   submit_host_task([target = target_, inputs, devices, pending = std::move(pending)] {
     try {
       auto results = run_on_host(target, inputs, devices);
-      check_results(results, devices);
+      check_output_devices(results.leaves, devices);
       pending.resolve(results);
     } catch (...) {
       pending.fail(std::current_exception());
