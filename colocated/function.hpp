@@ -105,7 +105,9 @@ struct erased_function<R(Args...), F> {
 
 /// Registers `f` as the colocated function `name` and returns its wrapper. Register every function
 /// in every process of the program (at namespace scope, or before any call): calls name what they
-/// run. Throws am::value_error when `name` is already registered.
+/// run. `f` is a function pointer, or a function object with one call operator whose parameter
+/// types are spelled out (no `auto` parameters), since the signature is taken from it. Throws
+/// am::value_error when `name` is already registered.
 template <class F>
 auto colocated_python(const std::string& name, F f) {
   using sig = detail::signature_of<F>;

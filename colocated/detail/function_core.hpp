@@ -1,7 +1,10 @@
 /// The untyped core of a colocated function or method: its target (a name), its specialization,
 /// and the output specs learned per input signature. The typed wrappers of colocated/function.hpp
 /// flatten their arguments and call it; it checks the call, picks the devices, and sends the work
-/// to the host side in the caller's lane.
+/// to the host side in the caller's lane. What it sends is only the target's name, the flat inputs,
+/// the devices and (asynchronously) the promised output specs: a call for another process's devices
+/// (single-controller mode, not built yet) would send the same to that process's host at the point
+/// where this one calls host_call / submit_host_task, and that host would call run_on_host.
 #pragma once
 
 #include "actors/future.hpp"
