@@ -5,6 +5,7 @@
 #include "devices/calls.hpp"
 #include "devices/collectives/communicator.hpp"
 #include "devices/detail/runtime_impl.hpp"
+#include "devices/remote/remote_wire.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -110,22 +111,55 @@ shard_transfers::shard_transfers(runtime_impl& rt) : impl_(std::make_unique<impl
 
 shard_transfers::~shard_transfers() = default;
 
+namespace {
+
+/// What precedes every transfer's bytes: whether the value could be produced, and how many bytes
+/// follow (the value's, or its error as a remote_wire reply). A value that failed on the sending
+/// side so fails the receiving side at once instead of leaving it waiting for the timeout.
+struct transfer_header {
+  std::uint64_t failed = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// Sends `bytes` after an ok header.
+void send_value(communicator& comm, int peer, std::uint32_t tag, const std::vector<std::byte>& bytes) {
+  transfer_header h{0, bytes.size()};
+  comm.send(&h, sizeof h, dtype::uint8, peer, tag);
+  comm.send(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+}
+
+/// Sends `error` (the value's) after a failed header.
+void send_error(communicator& comm, int peer, std::uint32_t tag, const std::exception_ptr& error) {
+  auto text = remote::encode(remote::error_reply(0, error));
+  transfer_header h{1, text.size()};
+  comm.send(&h, sizeof h, dtype::uint8, peer, tag);
+  comm.send(text.data(), text.size(), dtype::uint8, peer, tag);
+}
+
+/// The most bytes an error's text may have.
+constexpr std::uint64_t max_error_bytes = 1u << 20;
+
+} // namespace
+
 void shard_transfers::send(const device& from, shard_future value, int to, std::uint32_t tag) {
   auto& l = impl_->lane_for(impl_->rt.process_index(), to);
   l.post([from, value, to, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
     try {
       if (failure)
         std::rethrow_exception(failure);
-      auto bytes = fetch(from, value).get();
-      comm->send(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+      value.wait();
+      if (auto error = value.shared_state()->error()) {
+        send_error(*comm, peer, tag, error); // the value failed here: the receiver fails with its error
+        return;
+      }
+      send_value(*comm, peer, tag, fetch(from, value).get());
     } catch (const std::exception& e) {
-      // The receiving process sees its own error (the send never comes, or the transfer broke).
+      // The receiving process sees its own error (the transfer broke).
       log(log_level::warning, "sending a shard of {} to process {} failed: {}", to_string(from), to, e.what());
       throw;
     }
   });
 }
-
 
 void shard_transfers::send_bytes(std::shared_ptr<const std::vector<std::byte>> bytes, int to, std::uint32_t tag) {
   auto& l = impl_->lane_for(impl_->rt.process_index(), to);
@@ -133,7 +167,7 @@ void shard_transfers::send_bytes(std::shared_ptr<const std::vector<std::byte>> b
     try {
       if (failure)
         std::rethrow_exception(failure);
-      comm->send(const_cast<std::byte*>(bytes->data()), bytes->size(), dtype::uint8, peer, tag);
+      send_value(*comm, peer, tag, *bytes);
     } catch (const std::exception& e) {
       log(log_level::warning, "sending {} bytes to process {} failed: {}", bytes->size(), to, e.what());
       throw;
@@ -145,12 +179,25 @@ void shard_transfers::post_receive(int from, std::size_t size, std::uint32_t tag
                                    std::function<void(std::vector<std::byte>&&)> take,
                                    std::function<void(std::exception_ptr)> fail) {
   auto& l = impl_->lane_for(from, impl_->rt.process_index());
-  l.post([size, tag, take = std::move(take), fail = std::move(fail)](communicator* comm, int peer,
+  l.post([from, size, tag, take = std::move(take), fail = std::move(fail)](communicator* comm, int peer,
                                                                         const std::exception_ptr& failure) {
     std::vector<std::byte> bytes;
     try {
       if (failure)
         std::rethrow_exception(failure);
+      transfer_header h;
+      comm->recv(&h, sizeof h, dtype::uint8, peer, tag);
+      if (h.failed != 0) {
+        if (h.bytes > max_error_bytes)
+          throw value_error("A shard transfer's error of " + std::to_string(h.bytes) + " bytes exceeds the limit");
+        std::string text(static_cast<std::size_t>(h.bytes), '\0');
+        comm->recv(text.data(), text.size(), dtype::uint8, peer, tag);
+        std::rethrow_exception(remote::error_of(remote::decode_reply(text)));
+      }
+      if (h.bytes != size)
+        throw desync_error("A shard transfer from process " + std::to_string(from) + " carries " + std::to_string(h.bytes)
+                           + " bytes where " + std::to_string(size) + " were expected (the processes issued their "
+                           "transfers in different orders)");
       bytes.resize(size);
       comm->recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
     } catch (...) {

@@ -191,4 +191,7 @@ TEST_CASE("large shards move through the data plane, and a worker's failure to h
   CHECK(number_after(out, "bulk jit max difference: ") == 0);
   CHECK(out.find("error out_of_memory_error: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8388608 bytes")
         != std::string::npos);
+  CHECK(out.find("moved error out_of_memory_error: RESOURCE_EXHAUSTED") != std::string::npos);
+  // Bounded well below the collective timeout (300 s), which a lost error would wait for.
+  CHECK(number_after(out, "moved error after ") < 60000);
 }

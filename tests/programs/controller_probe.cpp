@@ -276,13 +276,24 @@ int bulk() {
   say("bulk jit max difference: " + std::to_string(max_difference(y.to_host(), am::host_array::from_vector(v, {1024, 1024}))));
   // 8 MiB on one worker device limited to 4 MiB (AM_CPU_MEMORY_LIMIT on the worker): the upload
   // fails there, and reading the array back reports it instead of waiting.
+  auto too_big = am::device_put(ramp(2048, 1024), devices_of(1).front());
   try {
-    auto too_big = am::device_put(ramp(2048, 1024), devices_of(1).front());
     too_big.to_host();
     say("no error");
   } catch (const std::exception& e) {
     say(std::string("error ") + am::testing::error_kind(e) + ": " + e.what());
   }
+  // The failed value moved on to another worker: the transfer carries the error, the receiving
+  // side fails with it at once (not after the collective timeout).
+  auto start = clock_type::now();
+  try {
+    am::device_put(too_big, devices_of(2).front()).to_host();
+    say("no error after the move");
+  } catch (const std::exception& e) {
+    say(std::string("moved error ") + am::testing::error_kind(e) + ": " + e.what());
+  }
+  say("moved error after " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count())
+      + " ms");
   return 0;
 }
 
