@@ -36,6 +36,9 @@
 #include "sharding/single_device_sharding.hpp"
 #include "sharding/visualize.hpp"
 
+// grad, vmap, pmap and the collectives inside pmap.
+#include "parallel/parallel.hpp"
+
 // Multihost utilities (jax.experimental.multihost_utils) and the trees they take.
 #include "multihost/checkpoint.hpp"
 #include "multihost/live_devices.hpp"

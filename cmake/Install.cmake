@@ -17,7 +17,7 @@ foreach(_floor actors devices)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE PATTERN "remote" EXCLUDE)
 endforeach()
-foreach(_floor sharding multihost colocated)
+foreach(_floor sharding parallel multihost colocated)
   if(EXISTS ${PROJECT_SOURCE_DIR}/${_floor})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
             FILES_MATCHING PATTERN "*.hpp")

@@ -25,6 +25,10 @@ enum class node_kind : std::uint8_t {
   reduce,      ///< `op` in reduce_sum/max/min over attrs (sorted dims of operand 0)
   dot,         ///< 2-D matrix product
   random,      ///< `op` in random_uniform/normal with key `key`
+  take,        ///< rows of operand 0 along dim 0: output row i is row attrs[i] (-1: zeros)
+  iota,        ///< 1-D, element i = i
+  collective,  ///< a collective over a named axis (parallel/): only inside a pmap/vmap trace, whose
+               ///< batching rewrite replaces it; attrs[0] identifies it there. Never lowered.
 };
 
 /// One node: inputs by index, the result's abstract value, and parameters.

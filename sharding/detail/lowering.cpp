@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace am::detail {
 
@@ -121,6 +122,16 @@ private:
       case node_kind::reshape: return lower_reshape(n, d, b);
       case node_kind::dot: return lower_dot(n, d, b);
       case node_kind::reduce: return lower_reduce(n, index, d, b);
+      case node_kind::take: return lower_take(n, d, b);
+      case node_kind::iota: {
+        auto& s = state_.slot(0, d);
+        auto i = s.builder.iota(t);
+        if (b[0].start != 0)
+          i = s.builder.binary(opcode::add, i, s.builder.constant(static_cast<double>(b[0].start), t));
+        return produced(d, 0, i);
+      }
+      case node_kind::collective:
+        throw value_error("a collective over a named axis can only run inside pmap or vmap");
       case node_kind::input: break;
     }
     throw runtime_error("internal: unknown graph node");
@@ -205,6 +216,34 @@ private:
       limits.push_back(r.stop);
     }
     return produced(d, stage, s.builder.slice(whole, starts, limits));
+  }
+
+  /// Each output row of the block comes from one row of the operand (imported from wherever that
+  /// row lives) or is zero; the rows are joined along dim 0.
+  value_source lower_take(const node& n, const device& d, const shard_index& b) {
+    std::vector<std::optional<value_source>> rows;
+    int stage = 0;
+    for (auto r = b[0].start; r < b[0].stop; ++r) {
+      auto from = n.attrs.at(static_cast<std::size_t>(r));
+      if (from < 0) {
+        rows.push_back(std::nullopt);
+        continue;
+      }
+      shard_index want = b;
+      want[0] = {from, from + 1};
+      int st = 0;
+      rows.push_back(require(n.operands[0], d, want, st));
+      stage = std::max(stage, st);
+    }
+    auto& s = state_.slot(stage, d);
+    auto row_shape = block_shape(b);
+    row_shape[0] = 1;
+    std::vector<std::int32_t> parts;
+    for (auto& src : rows)
+      parts.push_back(src ? state_.local(*src, stage, d) : s.builder.constant(0, value_type{n.type, row_shape}));
+    if (parts.size() == 1)
+      return produced(d, stage, parts.front());
+    return produced(d, stage, s.builder.concatenate(parts, 0));
   }
 
   value_source lower_dot(const node& n, const device& d, const shard_index& b) {

@@ -116,13 +116,17 @@ int trace_context::node_of(const array& a) {
     return s->node;
   if (s->lazy_constant)
     return graph_.add(constant_node(*s));
-  if (s->node >= 0)
+  bool enclosing = false; // a tracer of an enclosing trace is captured like a concrete array
+  for (auto* t = outer_; t != nullptr && !enclosing; t = t->outer_)
+    enclosing = s->trace == t;
+  if (s->node >= 0 && !enclosing)
     throw value_error("Encountered an unexpected tracer: a value from another (or a finished) jit trace "
                       "was used here");
   auto it = captured_nodes_.find(s);
   if (it != captured_nodes_.end())
     return it->second;
-  concrete_state(a);
+  if (!enclosing)
+    concrete_state(a);
   int arg = static_cast<int>(graph_.inputs.size());
   int id = graph_.add(input_node(*s, arg));
   graph_.inputs.push_back(id);

@@ -29,7 +29,8 @@ public:
   trace_context(const trace_context&) = delete;
   trace_context& operator=(const trace_context&) = delete;
 
-  /// The node of an operand: a tracer of this trace, or a concrete array captured as an input.
+  /// The node of an operand: a tracer of this trace, or a concrete array (or a tracer of an
+  /// enclosing trace, as grad/vmap/pmap's nested traces see their closures) captured as an input.
   int node_of(const array& a);
 
   /// Appends a node and returns a tracer for it.
@@ -41,7 +42,8 @@ public:
   /// The tracers standing for the arguments.
   const std::vector<array>& tracers() const noexcept { return tracers_; }
 
-  /// Concrete arrays used by the function, in the order of their extra input nodes.
+  /// Concrete arrays (and enclosing traces' tracers) used by the function, in the order of their
+  /// extra input nodes.
   const std::vector<array>& captured() const noexcept { return captured_; }
 
 private:

@@ -1,0 +1,110 @@
+#include "parallel/detail/pmap_impl.hpp"
+
+#include "actors/errors.hpp"
+#include "devices/runtime.hpp"
+#include "parallel/detail/axis_env.hpp"
+#include "parallel/detail/batching.hpp"
+#include "parallel/detail/mapping.hpp"
+#include "sharding/detail/elementwise.hpp"
+#include "sharding/mesh.hpp"
+#include "sharding/named_sharding.hpp"
+
+namespace am::detail {
+
+namespace {
+
+/// JAX's name for the device axis of a pmap without axis_name.
+const std::string internal_axis = "_internal_pmap_axis_name";
+
+const std::string& mesh_axis(const std::string& name) { return name.empty() ? internal_axis : name; }
+
+const pmap_layouts& layouts_for(pmap_state& s, const std::vector<device>& devices) {
+  std::vector<int> ids;
+  for (auto& d : devices)
+    ids.push_back(d.id);
+  std::lock_guard<std::mutex> guard(s.mutex);
+  auto it = s.layouts.find(ids);
+  if (it != s.layouts.end())
+    return it->second;
+  mesh m(device_grid(devices), {mesh_axis(s.axis_name)});
+  pmap_layouts l{make_named_sharding(m, P(mesh_axis(s.axis_name))), make_named_sharding(m, P())};
+  return s.layouts.emplace(ids, l).first->second;
+}
+
+std::vector<device> devices_for(const pmap_state& s, std::int64_t size) {
+  if (!s.devices.empty()) {
+    if (static_cast<std::int64_t>(s.devices.size()) != size)
+      throw value_error("Leading axis size of input to pmapped function must equal the number of local devices "
+                        "passed to pmap. Got axis_size=" + std::to_string(size) + ", num_local_devices="
+                        + std::to_string(s.devices.size()) + ".");
+    return s.devices;
+  }
+  auto all = local_devices();
+  if (static_cast<std::int64_t>(all.size()) < size)
+    throw value_error("compiling computation that requires " + std::to_string(size) + " logical devices, but only "
+                      + std::to_string(all.size()) + " XLA devices are available (num_replicas="
+                      + std::to_string(size) + ")");
+  all.resize(static_cast<std::size_t>(size));
+  return all;
+}
+
+} // namespace
+
+sharding_ptr stacked_layout(const std::vector<device>& devices, const std::string& axis_name) {
+  mesh m(device_grid(devices), {mesh_axis(axis_name)});
+  return make_named_sharding(m, P(mesh_axis(axis_name)));
+}
+
+std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+  if (current_trace() != nullptr)
+    throw value_error("pmap cannot be called inside jit, grad or vmap here: call it outside and use jit, grad and "
+                      "vmap inside the pmapped function");
+  auto in_axes = normalize_in_axes(match_axes(s.in_axes, args.size(), "pmap", "in_axes"), args, "pmap");
+  auto size = mapped_size(in_axes, args, "pmap");
+  auto devices = devices_for(s, size);
+  auto& layouts = layouts_for(s, devices);
+  // One slice per device along dim 0 for mapped arguments, a copy on every device for the others.
+  std::vector<array> global;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (!in_axes[k].mapped()) {
+      global.push_back(device_put(args[k], layouts.replicated));
+      continue;
+    }
+    auto x = *in_axes[k].axis == 0 ? args[k] : moveaxis(args[k], *in_axes[k].axis, 0);
+    global.push_back(device_put(x, layouts.stacked));
+  }
+  auto mapped = in_axes;
+  auto name = s.axis_name;
+  auto out_specs = s.out_axes;
+  return s.cache->call(global, [&](const std::vector<array>& tracers) {
+    std::vector<array> slices;
+    std::vector<batched> inputs;
+    for (std::size_t k = 0; k < tracers.size(); ++k) {
+      auto shape = tracers[k].shape();
+      if (mapped[k].mapped())
+        shape.erase(shape.begin());
+      slices.push_back(abstract_array(shape, tracers[k].dtype(), layouts.replicated));
+      inputs.push_back({tracers[k], mapped[k].mapped()});
+    }
+    traced_function traced;
+    {
+      axis_scope scope({name, size, layouts.replicated});
+      traced = trace_function(f, slices);
+    }
+    batch_axis axis{name, size, layouts.stacked, layouts.stacked};
+    auto outs = batch_function(traced, inputs, axis);
+    auto out_axes = match_axes(out_specs, outs.size(), "pmap", "out_axes");
+    std::vector<array> result;
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      auto out = outs[k];
+      if (out.mapped)
+        out.value = broadcast_to(out.value, out.value.shape(), layouts.stacked);
+      else if (!out_axes[k].mapped())
+        out.value = broadcast_to(out.value, out.value.shape(), layouts.replicated);
+      result.push_back(place_output(out, out_axes[k], axis, "pmap"));
+    }
+    return result;
+  });
+}
+
+} // namespace am::detail

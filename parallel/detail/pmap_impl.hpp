@@ -1,0 +1,41 @@
+/// pmap's work: the mapped arguments laid out one slice per device, the function traced once per
+/// signature on one device's slice, replayed over the device axis (batching.hpp) inside a jit-like
+/// plan: one program per device, with the collectives as stages between programs.
+#pragma once
+
+#include "actors/device_info.hpp"
+#include "parallel/axis_spec.hpp"
+#include "parallel/detail/tracing.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace am::detail {
+
+/// The layouts of one device list: one slice per device along dim 0, and replicated.
+struct pmap_layouts {
+  sharding_ptr stacked;
+  sharding_ptr replicated;
+};
+
+/// A pmapped function's settings and caches.
+struct pmap_state {
+  std::string axis_name;        ///< the name collectives use (may be empty)
+  axis_specs in_axes;
+  axis_specs out_axes;
+  std::vector<device> devices;  ///< as given (empty: the first local devices)
+  std::shared_ptr<plan_cache> cache = std::make_shared<plan_cache>("pmap");
+  std::mutex mutex;
+  std::map<std::vector<int>, pmap_layouts> layouts; ///< by device ids, so plans stay cached
+};
+
+/// Runs `f` under pmap on `args`.
+std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args);
+
+/// The layout of pmap's inputs and outputs over `devices`: dim 0 split one slice per device.
+sharding_ptr stacked_layout(const std::vector<device>& devices, const std::string& axis_name);
+
+} // namespace am::detail

@@ -1,0 +1,42 @@
+/// What the transformations (grad, vmap, pmap) need from tracing beyond jit: arrays that stand for
+/// an existing graph node, shape-only arrays to trace a function on, and tracing a function into a
+/// graph of its own.
+#pragma once
+
+#include "sharding/array.hpp"
+#include "sharding/detail/graph.hpp"
+#include "sharding/detail/trace.hpp"
+
+#include <functional>
+#include <vector>
+
+namespace am::detail {
+
+/// A function of arrays, as the transformations see it.
+using array_function = std::function<std::vector<array>(const std::vector<array>&)>;
+
+/// A tracer of trace `t` for its node `id`.
+array tracer_of(trace_context& t, int id);
+
+/// An array with a shape, a dtype and a sharding but no data: what a function is traced on.
+array abstract_array(shape_t shape, am::dtype type, sharding_ptr layout);
+
+/// A function traced on its own: its graph (inputs: the arguments, then the concrete arrays it
+/// captured) and those captured arrays.
+struct traced_function {
+  graph g;
+  std::vector<array> captured;
+};
+
+/// Traces `fn` on abstract arguments `args` (see abstract_array) into a graph of its own; the
+/// trace is nested in the current one, if any. Tracers of an enclosing trace cannot be used by `fn`
+/// (pass them as arguments).
+traced_function trace_function(const array_function& fn, const std::vector<array>& args);
+
+/// A constant of `shape` and `type` laid out by `layout` (recorded when tracing).
+array filled(double value, const shape_t& shape, am::dtype type, const sharding_ptr& layout);
+
+/// `x` with dim `from` moved to position `to` (numpy's moveaxis).
+array moveaxis(const array& x, std::int64_t from, std::int64_t to);
+
+} // namespace am::detail

@@ -1,0 +1,47 @@
+#include "parallel/detail/vmap_impl.hpp"
+
+#include "parallel/detail/axis_env.hpp"
+#include "parallel/detail/batching.hpp"
+#include "parallel/detail/mapping.hpp"
+#include "sharding/detail/sharding_rules.hpp"
+
+namespace am::detail {
+
+std::vector<array> vmap_traced(const array_function& f, const std::vector<array>& args, const axis_specs& in_specs,
+                               const axis_specs& out_specs, const std::string& axis_name) {
+  auto in_axes = normalize_in_axes(match_axes(in_specs, args.size(), "vmap", "in_axes"), args, "vmap");
+  auto size = mapped_size(in_axes, args, "vmap");
+  std::vector<array> examples;
+  std::vector<batched> inputs;
+  sharding_ptr fresh;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    auto& x = args[k];
+    auto layout = replicated_like(x.sharding());
+    if (!in_axes[k].mapped()) {
+      examples.push_back(abstract_array(x.shape(), x.dtype(), layout));
+      inputs.push_back({x, false});
+      continue;
+    }
+    auto a = *in_axes[k].axis;
+    auto shape = x.shape();
+    shape.erase(shape.begin() + a);
+    examples.push_back(abstract_array(shape, x.dtype(), layout));
+    inputs.push_back({moveaxis(x, a, 0), true});
+    if (!fresh)
+      fresh = layout;
+  }
+  traced_function traced;
+  {
+    axis_scope scope({axis_name, size, fresh});
+    traced = trace_function(f, examples);
+  }
+  batch_axis axis{axis_name, size, nullptr, fresh};
+  auto outs = batch_function(traced, inputs, axis);
+  auto out_axes = match_axes(out_specs, outs.size(), "vmap", "out_axes");
+  std::vector<array> result;
+  for (std::size_t k = 0; k < outs.size(); ++k)
+    result.push_back(place_output(outs[k], out_axes[k], axis, "vmap"));
+  return result;
+}
+
+} // namespace am::detail

@@ -1,0 +1,73 @@
+/// pmap (jax.pmap): one function run on every device over its slice of the mapped arguments, with
+/// collectives (parallel/collectives.hpp) between the devices. The function is traced once per
+/// input signature on one device's slice; the plan has one program per device, and each
+/// collective is a stage between programs (no device waits inside a program for another). jit
+/// inside is implied; grad and vmap compose inside the pmapped function.
+///
+///     auto step = am::pmap(parallel_update_step, "devices", {am::none, am::none, 0, 0}, {am::none});
+///     auto sharded_x = am::device_put(x_data, devices);   // [2, 4] over 2 devices
+#pragma once
+
+#include "parallel/axis_spec.hpp"
+#include "parallel/detail/pmap_impl.hpp"
+#include "sharding/host_array.hpp"
+#include "sharding/jit.hpp"
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace am {
+
+/// A pmapped function: call it like the original, on arguments with a leading device axis.
+template <class F>
+class pmapped {
+public:
+  /// See `pmap`.
+  pmapped(F f, std::string axis_name, axis_specs in_axes, axis_specs out_axes, std::vector<device> devices)
+    : f_(std::move(f)), state_(std::make_shared<detail::pmap_state>()) {
+    state_->axis_name = std::move(axis_name);
+    state_->in_axes = std::move(in_axes);
+    state_->out_axes = std::move(out_axes);
+    state_->devices = std::move(devices);
+  }
+
+  /// Runs the function on every device; the result arrays are laid out one slice per device
+  /// (out_axes 0) or replicated (out_axes none).
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
+    std::vector<array> inputs{args...};
+    detail::array_function fn = [this](const std::vector<array>& a) {
+      return call_with(a, std::index_sequence_for<Args...>{});
+    };
+    return detail::unflatten_result<R>(detail::pmap_call(*state_, fn, inputs));
+  }
+
+private:
+  template <std::size_t... I>
+  std::vector<array> call_with(const std::vector<array>& a, std::index_sequence<I...>) const {
+    return detail::flatten_result(f_(a[I]...));
+  }
+
+  F f_;
+  std::shared_ptr<detail::pmap_state> state_;
+};
+
+/// pmap(f, axis_name, in_axes, out_axes, devices): `f` runs once per device (the first N local
+/// devices for a mapped size N, or exactly `devices`) on the slices of the mapped arguments
+/// (in_axes: a dim, or am::none to give every device the whole argument), and its outputs are
+/// stacked along out_axes (am::none: the same value on every device, returned once). Collectives
+/// inside `f` name `axis_name`.
+template <class F>
+pmapped<F> pmap(F f, std::string axis_name = "", axis_specs in_axes = {0}, axis_specs out_axes = {0},
+                std::vector<device> devices = {}) {
+  return pmapped<F>(std::move(f), std::move(axis_name), std::move(in_axes), std::move(out_axes), std::move(devices));
+}
+
+/// Places host data on a list of devices the way pmap lays out its inputs: slice i of dim 0 on
+/// devices[i] (the leading extent must equal the number of devices).
+array device_put(const host_array& data, const std::vector<device>& devices);
+
+} // namespace am
