@@ -6,8 +6,11 @@
 // building test targets alone.)
 #include "support/process.hpp"
 
+#include <actormesh.hpp>
+
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -45,7 +48,10 @@ TEST_CASE("multihost: the multihost tour runs under actormesh launch -n 4 --cpu-
                               "3]; got: ["
                         + std::to_string(p) + "].")
           != std::string::npos);
-    CHECK(r.output.find(tag + "global (8, 2) sharded P('x', 'y') -> host-local with P('x'): shape (2, 2) ")
+    // Resharded to P('x') first, then this process's rows: 4p .. 4p+3 as a (2, 2) float32 array.
+    std::string rows = am::to_string(am::host_array::arange(4.0 * p, 4.0 * p + 4, 1, am::dtype::float32).reshape({2, 2}));
+    rows.erase(std::remove(rows.begin(), rows.end(), '\n'), rows.end());
+    CHECK(r.output.find(tag + "global (8, 2) sharded P('x', 'y') -> host-local with P('x'): shape (2, 2) " + rows + "\n")
           != std::string::npos);
   }
   // One sync point, the same on every process, after the signal at step 3; its checkpoint checked.

@@ -222,6 +222,7 @@ TEST_CASE("multihost: host-local arrays become global arrays and back over real 
           "tree back equal: yes",
           "global returned as is: yes",
           "local layout reused without copy: yes",
+          "local array on one device: " + describe(host_array::from_vector(xs)),
           "none spec: error value_error: `None` is not a valid input to the pspecs argument. Please use "
           "PartitionSpec() if you wanted to replicate your input.",
           "none in tree: error value_error: `None` is not a valid input to the pspecs argument. Please use "

@@ -228,6 +228,10 @@ void host_local(int p, int n) {
   for (std::size_t k = 0; k < a.size(); ++k)
     shared = shared && a[k].data.get().get() == b[k].data.get().get();
   say("local layout reused without copy: " + std::string(shared && a.size() == b.size() ? "yes" : "no"));
+  // A local array laid out otherwise (on one device) is placed by slicing its value.
+  auto on_one = am::device_put(local, am::local_devices()[0]);
+  auto from_one = mh::host_local_array_to_global_array(on_one, flat, am::P("x"));
+  say("local array on one device: " + describe(mh::process_allgather(from_one, true)));
   // Errors.
   attempt("none spec", [&] { mh::host_local_array_to_global_array(local, flat, am::none); });
   attempt("none in tree", [&] {
