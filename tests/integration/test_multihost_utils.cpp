@@ -249,3 +249,33 @@ TEST_CASE("multihost: processes passing trees of different shapes all get a valu
     });
   }
 }
+
+TEST_CASE("multihost: a process killed between gathers fails the next one on every survivor, at once",
+          "[integration][multihost]") {
+  for (int n : {2, 4}) {
+    const int victim = n - 1;
+    process_group group;
+    const int port = free_loopback_port();
+    for (int p = 0; p < n; ++p) {
+      auto env = cluster_env(p, n, port);
+      env["AM_COLLECTIVE_TIMEOUT"] = "20s";
+      group.start({probe, "die-in-gather", std::to_string(victim)}, env);
+    }
+    REQUIRE(group.wait(60s));
+    INFO(group.all_output());
+    CHECK(group[static_cast<std::size_t>(victim)].signal == 9);
+    for (int p = 0; p < victim; ++p) {
+      auto out = group[static_cast<std::size_t>(p)].output();
+      CHECK(group[static_cast<std::size_t>(p)].status == 0);
+      CHECK(out.find("error process_failure_error: ") != std::string::npos);
+      CHECK(out.find("Process " + std::to_string(victim) + " has failed") != std::string::npos);
+      CHECK_FALSE(has_line(out, "gathers: all passed"));
+      auto at = out.find("failed after ms: ");
+      REQUIRE(at != std::string::npos);
+      CHECK(std::stol(out.substr(at + 17)) < 5000);
+      // Later utilities refuse at once: the shared communicator is broken.
+      CHECK(out.find("later: error runtime_error: Communicator 'am.multihost' is broken") != std::string::npos);
+      CHECK(has_line(out, "done"));
+    }
+  }
+}

@@ -9,6 +9,7 @@
 //   multihost_probe sync-without P   every process but P meets at a barrier; P sleeps past it
 //   multihost_probe host-local       host_local_array_to_global_array and back, every spec kind
 //   multihost_probe mismatch         processes pass trees of different shapes
+//   multihost_probe die-in-gather P  gathers in a loop; P kills itself (SIGKILL) at the third
 //   multihost_probe bench BYTES REPS  times REPS broadcast_one_to_all and process_allgather of a
 //                                    uint8[BYTES] (after one warm-up each); process 0 prints medians
 //   multihost_probe checkpoint-save DIR      saves the checkpoint tree (checkpoint_values) into DIR
@@ -423,6 +424,24 @@ void bench(int p, std::int64_t bytes, int reps) {
         + ", all_gather " + std::to_string(raw_g));
 }
 
+void die_in_gather(int p, int victim) {
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    for (int k = 0; k < 50; ++k) {
+      if (p == victim && k == 3)
+        std::raise(SIGKILL);
+      mh::process_allgather(host_array::full({64}, k, am::dtype::int32));
+    }
+    say("gathers: all passed");
+  } catch (const std::exception& e) {
+    report(e);
+    say("failed after ms: "
+        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+                             .count()));
+  }
+  attempt("later", [&] { mh::sync_global_devices("after the failure"); });
+}
+
 int run(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "broadcast";
   am::runtime rt;
@@ -450,6 +469,8 @@ int run(int argc, char** argv) {
     checkpoint_restore(n, argv[2]);
   else if (scenario == "bench")
     bench(p, std::atoll(argv[2]), std::atoi(argv[3]));
+  else if (scenario == "die-in-gather")
+    die_in_gather(p, std::atoi(argv[2]));
   else if (scenario == "mismatch")
     mismatch(p);
   else
