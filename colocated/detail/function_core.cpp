@@ -5,6 +5,9 @@
 #include "colocated/detail/pending_outputs.hpp"
 #include "devices/calls.hpp"
 
+#include <chrono>
+#include <thread>
+
 namespace am::detail {
 
 namespace {
@@ -23,6 +26,17 @@ std::string signature_key(const spec_tree& specs) {
       key += std::to_string(d.id) + ",";
   }
   return key;
+}
+
+/// Waits (briefly, bounded) until the lane has let go of its promise of `done`, which it does right
+/// after resolving it. Then this thread owns the error alone and the exception object ends here,
+/// where the caller handled it, not on the lane's thread: the two are ordered only by libstdc++'s
+/// exception reference count, which ThreadSanitizer cannot see.
+template <class T>
+void wait_sole_owner(const future<T>& done) {
+  auto start = std::chrono::steady_clock::now();
+  while (done.shared_state().use_count() > 1 && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(100))
+    std::this_thread::yield();
 }
 
 } // namespace
@@ -85,11 +99,15 @@ flat_tree function_core::call(const flat_tree& inputs) const {
     }
     if (!entry->out) {
       // Unspecialized first call of this signature: run it now, in this thread's lane, and learn.
-      auto results = host_call([target = target_, inputs, devices] {
-                       auto r = run_on_host(target, inputs, devices);
-                       check_output_devices(r.leaves, devices);
-                       return r;
-                     }).get();
+      auto done = host_call([target = target_, inputs, devices] {
+        auto r = run_on_host(target, inputs, devices);
+        check_output_devices(r.leaves, devices);
+        return r;
+      });
+      done.wait();
+      if (done.shared_state()->error())
+        wait_sole_owner(done);
+      auto results = done.get();
       entry->out = spec_tree(results.def, specs_of(results.leaves));
       return results;
     }

@@ -71,8 +71,8 @@ struct adder {
   }
   ~adder() {
     jr.calls_at_destruction = jr.calls.load();
-    ++jr.destroyed;
     jr.note("destroyed");
+    ++jr.destroyed; // last: the test reads the journal once it sees this
   }
   am::array add(const am::array& x) {
     ++jr.calls;
@@ -146,6 +146,7 @@ TEST_CASE("colocated object: the seed's Adder is created at the first call and d
     CHECK(value_of(y) == 2);
   }
   REQUIRE(jr.wait_destroyed(1));
+  std::lock_guard<std::mutex> guard(jr.mutex);
   CHECK(jr.events == std::vector<std::string>{"created", "destroyed"});
 }
 
