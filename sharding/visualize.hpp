@@ -31,8 +31,9 @@ struct visualize_options {
   /// The most blocks drawn: past about 40 columns the cells narrow to nothing in 80 columns, and a
   /// mesh of a million devices would draw tens of megabytes; more blocks raise am::value_error.
   std::int64_t max_blocks = 1024;
-  /// End with an empty line, as REFERENCE.md says JAX does (`console.print(table, end='\n\n')`).
-  bool trailing_empty_line = true;
+  /// End with an empty line after the bottom border. Off by default: JAX passes end='\n\n' to rich,
+  /// which a table ignores, so JAX's picture ends with the border's newline (REFERENCE.md).
+  bool trailing_empty_line = false;
 };
 
 /// The picture of arrays of `shape` (rank 1 or 2) under `s`; every line ends in '\n'. Throws

@@ -73,20 +73,18 @@ TEST_CASE("cli_sharding: visualize draws the seed's 4x2 TPU picture", "[cli_shar
                     "│  TPU 6   │  TPU 7   │\n"
                     "├──────────┼──────────┤\n"
                     "│  TPU 4   │  TPU 5   │\n"
-                    "└──────────┴──────────┘\n"
-                    "\n");
+                    "└──────────┴──────────┘\n");
 }
 
 TEST_CASE("cli_sharding: visualize of a tuple spec and of a 1-D array", "[cli_sharding]") {
   const auto rows = run_tool("visualize --shape 8192,8192 --mesh 4x2 --axes a,b --spec a+b,none");
   CHECK(rows.status == 0);
-  CHECK(rows.output.find("│         CPU 7         │\n└───────────────────────┘\n\n") != std::string::npos);
+  CHECK(rows.output.find("│         CPU 7         │\n└───────────────────────┘\n") != std::string::npos);
   const auto vec = run_tool("visualize --shape 8 --mesh 8 --spec x");
   CHECK(vec.status == 0);
   CHECK(vec.output == "┌───────┬───────┬───────┬───────┬───────┬───────┬───────┬───────┐\n"
                       "│ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │ CPU 4 │ CPU 5 │ CPU 6 │ CPU 7 │\n"
-                      "└───────┴───────┴───────┴───────┴───────┴───────┴───────┴───────┘\n"
-                      "\n");
+                      "└───────┴───────┴───────┴───────┴───────┴───────┴───────┴───────┘\n");
 }
 
 TEST_CASE("cli_sharding: bad input exits 2 with the library's message", "[cli_sharding]") {

@@ -51,7 +51,7 @@ TEST_CASE("the sharding tour prints the seed's 4x2 picture as CPU and as TPU dev
                           "│  CPU 4   │  CPU 5   │\n"
                           "├──────────┼──────────┤\n"
                           "│  CPU 6   │  CPU 7   │\n"
-                          "└──────────┴──────────┘\n\n";
+                          "└──────────┴──────────┘\n";
   const std::string tpu = "┌──────────┬──────────┐\n"
                           "│  TPU 0   │  TPU 1   │\n"
                           "├──────────┼──────────┤\n"
@@ -60,7 +60,7 @@ TEST_CASE("the sharding tour prints the seed's 4x2 picture as CPU and as TPU dev
                           "│  TPU 6   │  TPU 7   │\n"
                           "├──────────┼──────────┤\n"
                           "│  TPU 4   │  TPU 5   │\n"
-                          "└──────────┴──────────┘\n\n";
+                          "└──────────┴──────────┘\n";
   // y and z = sin(y) in section 1, y in section 2, P('a', 'b') in section 3, z in 4, jit in 5.
   CHECK(count(r.output, cpu) >= 6);
   CHECK(count(r.output, tpu) >= 6);

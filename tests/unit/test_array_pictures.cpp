@@ -22,7 +22,7 @@
 namespace {
 
 using am::testing::eight_cpus;
-using am::testing::pictures::with_blank;
+using am::testing::pictures::as_drawn;
 namespace pictures = am::testing::pictures;
 
 /// The seed's labels: TPU, devices in the torus order of mesh_utils.create_device_mesh((8,)).
@@ -35,7 +35,7 @@ am::array make_x(const std::vector<am::device>& d) {
   return am::device_put(am::host_array::arange(0, 256, 1, am::dtype::float32).reshape({16, 16}), d[0]);
 }
 
-const std::string grid_4x2_cpu = with_blank(R"PIC(┌──────────┬──────────┐
+const std::string grid_4x2_cpu = as_drawn(R"PIC(┌──────────┬──────────┐
 │  CPU 0   │  CPU 1   │
 ├──────────┼──────────┤
 │  CPU 2   │  CPU 3   │
@@ -96,7 +96,7 @@ TEST_CASE("pictures: NamedSharding on mesh (4, 2) ('a', 'b')", "[array][pictures
   CHECK(draw(am::P(am::none, "b")) == pictures::cols_2_tpu);
   CHECK(draw(am::P(am::none, "a")) == pictures::cols_4_pairs_tpu);
   CHECK(draw(am::P(am::spec_entry{"a", "b"}, am::none)) == pictures::rows_8_tpu);
-  CHECK(draw(am::P()) == with_blank(R"PIC(┌───────────────────────┐
+  CHECK(draw(am::P()) == as_drawn(R"PIC(┌───────────────────────┐
 │                       │
 │                       │
 │                       │

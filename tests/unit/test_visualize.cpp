@@ -13,7 +13,7 @@
 #include <catch2/catch.hpp>
 
 using namespace am;
-using am::testing::pictures::with_blank;
+using am::testing::pictures::as_drawn;
 namespace pictures = am::testing::pictures;
 
 namespace {
@@ -81,7 +81,7 @@ TEST_CASE("visualize: NamedSharding pictures of the seed", "[visualize]") {
 
 TEST_CASE("visualize: REFERENCE.md's (8, 2) examples: base width 2, heights 2 and 5", "[visualize]") {
   mesh m({4, 2}, virtual_cpu_devices(8), {"x", "y"});
-  CHECK(visualize_array_sharding({8, 2}, named_sharding(m, P("x", "y"))) == with_blank(R"PIC(┌───────┬───────┐
+  CHECK(visualize_array_sharding({8, 2}, named_sharding(m, P("x", "y"))) == as_drawn(R"PIC(┌───────┬───────┐
 │ CPU 0 │ CPU 1 │
 ├───────┼───────┤
 │ CPU 2 │ CPU 3 │
@@ -91,7 +91,7 @@ TEST_CASE("visualize: REFERENCE.md's (8, 2) examples: base width 2, heights 2 an
 │ CPU 6 │ CPU 7 │
 └───────┴───────┘
 )PIC"));
-  CHECK(visualize_array_sharding({8, 2}, named_sharding(m, P("y"))) == with_blank(R"PIC(┌───────────┐
+  CHECK(visualize_array_sharding({8, 2}, named_sharding(m, P("y"))) == as_drawn(R"PIC(┌───────────┐
 │           │
 │CPU 0,2,4,6│
 │           │
@@ -108,21 +108,21 @@ TEST_CASE("visualize: REFERENCE.md's (8, 2) examples: base width 2, heights 2 an
 TEST_CASE("visualize: 1-D arrays: one row of cells of height 1", "[visualize]") {
   mesh m8({8}, virtual_cpu_devices(8), {"x"});
   CHECK(visualize_array_sharding({8}, named_sharding(m8, P("x"))) == pictures::row_8_cpu_1d);
-  CHECK(visualize_array_sharding({8}, named_sharding(m8, P())) == with_blank(R"PIC(┌───────────────────┐
+  CHECK(visualize_array_sharding({8}, named_sharding(m8, P())) == as_drawn(R"PIC(┌───────────────────┐
 │CPU 0,1,2,3,4,5,6,7│
 └───────────────────┘
 )PIC"));
   mesh m2({2}, virtual_cpu_devices(2), {"x"});
-  CHECK(visualize_array_sharding({2}, named_sharding(m2, P("x"))) == with_blank(R"PIC(┌───────┬───────┐
+  CHECK(visualize_array_sharding({2}, named_sharding(m2, P("x"))) == as_drawn(R"PIC(┌───────┬───────┐
 │ CPU 0 │ CPU 1 │
 └───────┴───────┘
 )PIC"));
-  CHECK(visualize_array_sharding({1}, single_device_sharding(virtual_cpu_devices(1)[0])) == with_blank(R"PIC(┌───────────────────────┐
+  CHECK(visualize_array_sharding({1}, single_device_sharding(virtual_cpu_devices(1)[0])) == as_drawn(R"PIC(┌───────────────────────┐
 │         CPU 0         │
 └───────────────────────┘
 )PIC"));
   mesh m42({4, 2}, virtual_cpu_devices(8), {"x", "y"});
-  CHECK(visualize_array_sharding({4}, named_sharding(m42, P("x"))) == with_blank(R"PIC(┌───────┬───────┬───────┬───────┐
+  CHECK(visualize_array_sharding({4}, named_sharding(m42, P("x"))) == as_drawn(R"PIC(┌───────┬───────┬───────┬───────┐
 │CPU 0,1│CPU 2,3│CPU 4,5│CPU 6,7│
 └───────┴───────┴───────┴───────┘
 )PIC"));
@@ -138,14 +138,17 @@ TEST_CASE("visualize: the platform label defaults to the devices' own", "[visual
   CHECK(visualize_array_sharding({2}, named_sharding(mesh({2}, gpu, {"x"}), P("x"))).find("GPU 1") != std::string::npos);
 }
 
-TEST_CASE("visualize: trailing empty line can be switched off", "[visualize]") {
+TEST_CASE("visualize: the picture ends with the border's newline, as JAX's; an empty line on request",
+          "[visualize]") {
   mesh m({2}, virtual_cpu_devices(2), {"x"});
-  visualize_options o;
-  o.trailing_empty_line = false;
-  CHECK(visualize_array_sharding({2}, named_sharding(m, P("x")), o) == R"PIC(┌───────┬───────┐
+  const std::string picture = R"PIC(┌───────┬───────┐
 │ CPU 0 │ CPU 1 │
 └───────┴───────┘
-)PIC");
+)PIC";
+  CHECK(visualize_array_sharding({2}, named_sharding(m, P("x"))) == picture);
+  visualize_options o;
+  o.trailing_empty_line = true;
+  CHECK(visualize_array_sharding({2}, named_sharding(m, P("x")), o) == picture + "\n");
 }
 
 TEST_CASE("visualize: only rank 1 and 2 can be drawn", "[visualize]") {
