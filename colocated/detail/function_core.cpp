@@ -92,10 +92,11 @@ flat_tree function_core::call(const flat_tree& inputs) const {
   {
     std::lock_guard<std::mutex> guard(entry->mutex); // a second first call waits for the first
     if (!entry->out && spec_.out_specs_fn) {
-      entry->out = spec_.out_specs_fn(in_specs); // on the caller's side, once per signature
-      for (auto& leaf : entry->out->leaves())
+      auto computed = spec_.out_specs_fn(in_specs); // on the caller's side, once per signature
+      for (auto& leaf : computed.leaves())
         if (!leaf.sharding)
           throw value_error("colocated_python: out_specs_fn returned a spec without a sharding: " + leaf.to_string());
+      entry->out = std::move(computed);
     }
     if (!entry->out) {
       // Unspecialized first call of this signature: run it now, in this thread's lane, and learn.

@@ -274,3 +274,19 @@ TEST_CASE("colocated function: refused inside jit, where its inputs are traced v
   CHECK_THAT(value_error_of([&] { jitted(scalar_on(1)); }),
              Catch::StartsWith("colocated_python: 'test.add_one' was called inside jit with a traced value"));
 }
+
+TEST_CASE("colocated function: an output spec without a sharding is refused, and not kept", "[unit][colocated]") {
+  am::runtime rt(cpus(1));
+  int asked = 0;
+  auto f = add_one.specialize({.out_specs_fn = [&asked](const am::spec_tree& in) {
+    auto leaf = in.leaves()[0];
+    if (asked++ == 0)
+      leaf.sharding = nullptr;
+    return am::spec_tree(leaf);
+  }});
+  auto x = scalar_on(1);
+  CHECK_THAT(value_error_of([&] { f(x); }),
+             Catch::StartsWith("colocated_python: out_specs_fn returned a spec without a sharding"));
+  CHECK(value_of(f(x)) == 2); // asked again: the refused specs were not cached
+  CHECK(asked == 2);
+}
