@@ -45,6 +45,19 @@ public:
     return detail::unflatten_result<R>(detail::pmap_call(*state_, fn, inputs));
   }
 
+  /// The per-device programs of the plan for these arguments, stage by stage (traces on a miss).
+  template <class... Args>
+  std::string lowered_text(const Args&... args) const {
+    std::vector<array> inputs{args...};
+    detail::array_function fn = [this](const std::vector<array>& a) {
+      return call_with(a, std::index_sequence_for<Args...>{});
+    };
+    return detail::pmap_lowered_text(*state_, fn, inputs);
+  }
+
+  /// Number of distinct signatures traced so far.
+  std::size_t cache_size() const { return state_->cache->size(); }
+
 private:
   template <std::size_t... I>
   std::vector<array> call_with(const std::vector<array>& a, std::index_sequence<I...>) const {

@@ -1,6 +1,7 @@
 #include "parallel/detail/batching.hpp"
 
 #include "actors/errors.hpp"
+#include "parallel/detail/batch_dot.hpp"
 #include "parallel/detail/batching_collectives.hpp"
 #include "parallel/detail/vjp_rules.hpp"
 #include "sharding/detail/elementwise.hpp"
@@ -44,19 +45,24 @@ array reduce(const node& n, const array& x, std::vector<std::int64_t> axes) {
   return min(x, std::move(axes));
 }
 
-/// x @ y with dim 0 of the mapped ones being the axis: as a broadcast product summed over k, which
-/// keeps the mapped dim where it is (a matmul would need the rows of all examples in one block).
+/// x @ y with dim 0 of the mapped ones being the axis: one product per example (batch_dot).
 array batched_dot(const batched& x, const batched& y, const batch_axis& axis) {
   auto xm = as_mapped(x, axis); // [B, m, k]
-  auto& xs = xm.shape();
-  auto B = xs[0], m = xs[1], k = xs[2];
-  auto yv = y.mapped ? reshape(y.value, {B, 1, k, y.value.shape()[2]})
-                     : reshape(y.value, {1, 1, k, y.value.shape()[1]});
-  auto n = yv.shape()[3];
+  return batch_dot(xm, y.value, mapped_layout(axis, xm));
+}
+
+/// A batch_dot (from an inner vmap) with the mapped axis in front of its batch dim: x [B, b, m, k]
+/// with a 2-D y per example is one batch_dot over B of [b * m, k] rows; else a contraction.
+array batched_batch_dot(const batched& x, const batched& y, const batch_axis& axis) {
+  auto xm = as_mapped(x, axis);
   auto layout = mapped_layout(axis, xm);
-  auto xb = broadcast_to(reshape(xm, {B, m, k, 1}), {B, m, k, n}, layout);
-  auto yb = broadcast_to(yv, {B, m, k, n}, layout);
-  return sum(xb * yb, {2});
+  auto& s = xm.shape();
+  auto per_example_y = y.value.ndim() - (y.mapped ? 1 : 0);
+  if (per_example_y == 2) {
+    auto rows = reshape(xm, {s[0], s[1] * s[2], s[3]});
+    return reshape(batch_dot(rows, y.value, layout), {s[0], s[1], s[2], y.value.shape().back()});
+  }
+  return contract(xm, as_mapped(y, axis), layout);
 }
 
 batched replay(const node& n, const std::vector<batched>& in, const batch_axis& axis) {
@@ -104,6 +110,7 @@ batched replay(const node& n, const std::vector<batched>& in, const batch_axis& 
       return {reduce(n, x.value, axes), true};
     }
     case node_kind::dot: return {batched_dot(in[0], in[1], axis), true};
+    case node_kind::batch_dot: return {batched_batch_dot(in[0], in[1], axis), true};
     case node_kind::take: {
       std::vector<std::int64_t> rows;
       for (auto r : n.attrs)

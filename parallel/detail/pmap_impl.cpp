@@ -55,56 +55,74 @@ sharding_ptr stacked_layout(const std::vector<device>& devices, const std::strin
   return make_named_sharding(m, P(mesh_axis(axis_name)));
 }
 
-std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+namespace {
+
+/// The global arguments of one call and the traced body the plan cache runs on them.
+struct prepared_call {
+  std::vector<array> global;
+  array_function body;
+};
+
+prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<array>& args) {
   if (current_trace() != nullptr)
     throw value_error("pmap cannot be called inside jit, grad or vmap here: call it outside and use jit, grad and "
                       "vmap inside the pmapped function");
   auto in_axes = normalize_in_axes(match_axes(s.in_axes, args.size(), "pmap", "in_axes"), args, "pmap");
   auto size = mapped_size(in_axes, args, "pmap");
   auto devices = devices_for(s, size);
-  auto& layouts = layouts_for(s, devices);
+  auto* layouts = &layouts_for(s, devices); // map nodes stay where they are
+  prepared_call call;
   // One slice per device along dim 0 for mapped arguments, a copy on every device for the others.
-  std::vector<array> global;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (!in_axes[k].mapped()) {
-      global.push_back(device_put(args[k], layouts.replicated));
+      call.global.push_back(device_put(args[k], layouts->replicated));
       continue;
     }
     auto x = *in_axes[k].axis == 0 ? args[k] : moveaxis(args[k], *in_axes[k].axis, 0);
-    global.push_back(device_put(x, layouts.stacked));
+    call.global.push_back(device_put(x, layouts->stacked));
   }
-  auto mapped = in_axes;
-  auto name = s.axis_name;
-  auto out_specs = s.out_axes;
-  return s.cache->call(global, [&](const std::vector<array>& tracers) {
+  call.body = [layouts, in_axes, size, f, name = s.axis_name, out_specs = s.out_axes](const std::vector<array>& tracers) {
     std::vector<array> slices;
     std::vector<batched> inputs;
     for (std::size_t k = 0; k < tracers.size(); ++k) {
       auto shape = tracers[k].shape();
-      if (mapped[k].mapped())
+      if (in_axes[k].mapped())
         shape.erase(shape.begin());
-      slices.push_back(abstract_array(shape, tracers[k].dtype(), layouts.replicated));
-      inputs.push_back({tracers[k], mapped[k].mapped()});
+      slices.push_back(abstract_array(shape, tracers[k].dtype(), layouts->replicated));
+      inputs.push_back({tracers[k], in_axes[k].mapped()});
     }
     traced_function traced;
     {
-      axis_scope scope({name, size, layouts.replicated});
+      axis_scope scope({name, size, layouts->replicated});
       traced = trace_function(f, slices);
     }
-    batch_axis axis{name, size, layouts.stacked, layouts.stacked};
+    batch_axis axis{name, size, layouts->stacked, layouts->stacked};
     auto outs = batch_function(traced, inputs, axis);
     auto out_axes = match_axes(out_specs, outs.size(), "pmap", "out_axes");
     std::vector<array> result;
     for (std::size_t k = 0; k < outs.size(); ++k) {
       auto out = outs[k];
       if (out.mapped)
-        out.value = broadcast_to(out.value, out.value.shape(), layouts.stacked);
+        out.value = broadcast_to(out.value, out.value.shape(), layouts->stacked);
       else if (!out_axes[k].mapped())
-        out.value = broadcast_to(out.value, out.value.shape(), layouts.replicated);
+        out.value = broadcast_to(out.value, out.value.shape(), layouts->replicated);
       result.push_back(place_output(out, out_axes[k], axis, "pmap"));
     }
     return result;
-  });
+  };
+  return call;
+}
+
+} // namespace
+
+std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+  auto call = prepare(s, f, args);
+  return s.cache->call(call.global, call.body);
+}
+
+std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+  auto call = prepare(s, f, args);
+  return s.cache->lowered_text(call.global, call.body);
 }
 
 } // namespace am::detail

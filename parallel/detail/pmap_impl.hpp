@@ -35,6 +35,9 @@ struct pmap_state {
 /// Runs `f` under pmap on `args`.
 std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args);
 
+/// The per-device programs of the plan for these arguments (traces on a miss), for inspection.
+std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<array>& args);
+
 /// The layout of pmap's inputs and outputs over `devices`: dim 0 split one slice per device.
 sharding_ptr stacked_layout(const std::vector<device>& devices, const std::string& axis_name);
 

@@ -2,6 +2,7 @@
 
 #include "actors/errors.hpp"
 #include "parallel/collectives.hpp"
+#include "parallel/detail/batch_dot.hpp"
 #include "parallel/detail/collective_node.hpp"
 #include "sharding/detail/elementwise.hpp"
 #include "sharding/detail/trace.hpp"
@@ -140,6 +141,15 @@ std::vector<maybe> vjp(const node& n, const std::vector<array>& in, const array&
       return {unreduce(g, n, x) * hits / counts};
     }
     case node_kind::dot: return {dot_like(g, transpose(in[1])), dot_like(transpose(in[0]), g)};
+    case node_kind::batch_dot: {
+      // Per batch row as for dot; a y shared by every row sums its rows' gradients.
+      auto& x = in[0];
+      auto& y = in[1];
+      auto xt = transpose(x, {0, 2, 1});
+      if (y.ndim() == 3)
+        return {batch_dot(g, transpose(y, {0, 2, 1}), x.sharding()), batch_dot(xt, g, y.sharding())};
+      return {batch_dot(g, transpose(y), x.sharding()), sum(batch_dot(xt, g, x.sharding()), {0})};
+    }
     case node_kind::take: {
       std::vector<std::int64_t> inverse(static_cast<std::size_t>(in[0].shape()[0]), -1);
       for (std::size_t i = 0; i < n.attrs.size(); ++i)

@@ -24,6 +24,7 @@ enum class node_kind : std::uint8_t {
   reshape,     ///< same elements, the node's shape
   reduce,      ///< `op` in reduce_sum/max/min over attrs (sorted dims of operand 0)
   dot,         ///< 2-D matrix product
+  batch_dot,   ///< [B, m, k] x [B, k, n] (or [k, n], the same for every b) -> [B, m, n]
   random,      ///< `op` in random_uniform/normal with key `key`
   take,        ///< rows of operand 0 along dim 0: output row i is row attrs[i] (-1: zeros)
   iota,        ///< 1-D, element i = i

@@ -121,6 +121,7 @@ private:
       case node_kind::transpose: return lower_transpose(n, d, b);
       case node_kind::reshape: return lower_reshape(n, d, b);
       case node_kind::dot: return lower_dot(n, d, b);
+      case node_kind::batch_dot: return lower_batch_dot(n, d, b);
       case node_kind::reduce: return lower_reduce(n, index, d, b);
       case node_kind::take: return lower_take(n, d, b);
       case node_kind::iota: {
@@ -257,6 +258,33 @@ private:
     auto xi = state_.local(xs, stage, d);
     auto yi = state_.local(ys, stage, d);
     return produced(d, stage, s.builder.dot(xi, yi));
+  }
+
+  /// One 2-D product per batch row of the block: the rows of x and y (or all of a 2-D y) the block
+  /// needs, each row reshaped to a matrix, multiplied, and the products joined along dim 0.
+  value_source lower_batch_dot(const node& n, const device& d, const shard_index& b) {
+    auto& x = operand(n, 0);
+    auto& y = operand(n, 1);
+    bool y_batched = y.shape.size() == 3;
+    auto k = x.shape[2];
+    int sx = 0, sy = 0;
+    auto xs = require(n.operands[0], d, {b[0], b[1], {0, k}}, sx);
+    auto ys = require(n.operands[1], d, y_batched ? shard_index{b[0], {0, k}, b[2]} : shard_index{{0, k}, b[2]}, sy);
+    int stage = std::max(sx, sy);
+    auto& s = state_.slot(stage, d);
+    auto xi = state_.local(xs, stage, d);
+    auto yi = state_.local(ys, stage, d);
+    auto rows = b[0].stop - b[0].start, m = b[1].stop - b[1].start, cols = b[2].stop - b[2].start;
+    auto row = [&](std::int32_t v, std::int64_t j, std::int64_t r, std::int64_t c) {
+      auto one = rows == 1 ? v : s.builder.slice(v, {j, 0, 0}, {j + 1, r, c});
+      return s.builder.reshape(one, {r, c});
+    };
+    std::vector<std::int32_t> parts;
+    for (std::int64_t j = 0; j < rows; ++j) {
+      auto product = s.builder.dot(row(xi, j, m, k), y_batched ? row(yi, j, k, cols) : yi);
+      parts.push_back(s.builder.reshape(product, {1, m, cols}));
+    }
+    return produced(d, stage, parts.size() == 1 ? parts.front() : s.builder.concatenate(parts, 0));
   }
 
   /// The partial reductions of node `index`: one per distinct block of its operand, computed where

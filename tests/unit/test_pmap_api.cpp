@@ -34,8 +34,10 @@ TEST_CASE("pmap runs on one device per slice and returns one shard per device", 
   CHECK(shards[0].device.id == two[0].id);
   CHECK(shards[1].device.id == two[1].id);
   CHECK(all_close(values(result), values(complex_computation(device_put(data, on_4x2(P())))), 1e-12, 1e-12));
-  // Traced once per signature; jit inside changes nothing.
+  // Traced once per signature; jit inside changes nothing; one program per device, no stages.
   f(sharded);
+  CHECK(f.cache_size() == 1);
+  CHECK_THAT(f.lowered_text(sharded), Catch::StartsWith("2 programs in 1 stage(s)"));
   CHECK(values(pmap(jit(complex_computation))(sharded)) == values(result));
   // With the devices given explicitly.
   CHECK(values(pmap(complex_computation, "", {0}, {0}, two)(sharded)) == values(result));
@@ -115,6 +117,29 @@ TEST_CASE("pmap of value_and_grad with pmean'd gradients: the seed's training st
   CHECK(b.to_host().item<double>() == Approx(b_fit).epsilon(1e-9));
   CHECK(w_fit == Approx(3.0).margin(0.1));
   CHECK(b_fit == Approx(2.0).margin(0.5));
+}
+
+TEST_CASE("pmap of an MLP's gradient: per-device matmuls, pmean'd gradients equal the whole batch's", "[pmap][grad]") {
+  runtime rt(eight_cpus());
+  auto devs = am::devices(platform::cpu);
+  std::vector<device> four(devs.begin(), devs.begin() + 4);
+  auto loss = [](const array& w1, const array& w2, const array& x, const array& y) {
+    return mean(square(matmul(tanh(matmul(x, w1)), w2) - y));
+  };
+  auto step = pmap([&](const array& w1, const array& w2, const array& x, const array& y) {
+    auto g = grad(loss, {0, 1})(w1, w2, x, y);
+    return std::make_tuple(pmean(g[0], "d"), pmean(g[1], "d"));
+  }, "d", {am::none, am::none, 0, 0}, {am::none});
+  auto w1 = device_put(sample({6, 8}, 50), four[0]), w2 = device_put(sample({8, 3}, 51), four[0]);
+  auto xh = sample({4, 5, 6}, 52), yh = sample({4, 5, 3}, 53);
+  auto [g1, g2] = step(w1, w2, device_put(xh, four), device_put(yh, four));
+  // The forward pass alone needs nothing from other devices: one program per device.
+  auto forward = pmap([](const array& w1, const array& w2, const array& x) { return matmul(tanh(matmul(x, w1)), w2); },
+                      "d", {am::none, am::none, 0});
+  CHECK_THAT(forward.lowered_text(w1, w2, device_put(xh, four)), Catch::StartsWith("4 programs in 1 stage(s)"));
+  auto whole = grad(loss, {0, 1})(w1, w2, device_put(xh.reshape({20, 6}), four[0]), device_put(yh.reshape({20, 3}), four[0]));
+  CHECK(all_close(values(g1), values(whole[0]), 1e-12, 1e-12));
+  CHECK(all_close(values(g2), values(whole[1]), 1e-12, 1e-12));
 }
 
 TEST_CASE("vmap inside pmap: per-device batches of items", "[pmap][vmap]") {

@@ -121,6 +121,39 @@ TEST_CASE("vmap composes with jit and grad", "[vmap][grad][jit]") {
   CHECK(jv.cache_size() == 1);
 }
 
+TEST_CASE("matmul inside vmap: nested vmaps and gradients through the batched product", "[vmap][grad]") {
+  runtime rt(eight_cpus());
+  auto s = on_4x2(P());
+  auto xs = sample({2, 3, 4, 5}, 39);
+  auto w = sample({5, 2}, 40);
+  auto ws = sample({2, 3, 5, 2}, 41);
+  // vmap of vmap with shared 2-D weights, and with per-example weights.
+  auto shared = vmap(vmap([](const array& x, const array& v) { return matmul(x, v); }, {0, am::none}),
+                     {0, am::none})(device_put(xs, s), device_put(w, s));
+  auto own = vmap(vmap([](const array& x, const array& v) { return matmul(x, v); }))(device_put(xs, s),
+                                                                                     device_put(ws, s));
+  CHECK(shared.shape() == shape_t{2, 3, 4, 2});
+  CHECK(own.shape() == shape_t{2, 3, 4, 2});
+  std::vector<double> e_shared, e_own;
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) {
+      auto x = device_put(example(example(xs, 0, i), 0, j), s);
+      auto a = values(matmul(x, device_put(w, s)));
+      auto b = values(matmul(x, device_put(example(example(ws, 0, i), 0, j), s)));
+      e_shared.insert(e_shared.end(), a.begin(), a.end());
+      e_own.insert(e_own.end(), b.begin(), b.end());
+    }
+  CHECK(all_close(values(shared), e_shared, 1e-12, 1e-12));
+  CHECK(all_close(values(own), e_own, 1e-12, 1e-12));
+  // Gradients through the batched product, shared and per-example weights, by finite differences.
+  check_gradients([](const array& x, const array& v) {
+    return sum(square(vmap([](const array& xi, const array& vi) { return tanh(matmul(xi, vi)); }, {0, am::none})(x, v)));
+  }, {sample({3, 4, 5}, 42), sample({5, 2}, 43)}, s);
+  check_gradients([](const array& x, const array& v) {
+    return sum(square(vmap([](const array& xi, const array& vi) { return tanh(matmul(xi, vi)); })(x, v)));
+  }, {sample({3, 4, 5}, 44), sample({3, 5, 2}, 45)}, s);
+}
+
 TEST_CASE("collectives over a vmap axis run across the batch", "[vmap][collectives]") {
   runtime rt(eight_cpus());
   auto s = on_4x2(P());
