@@ -33,6 +33,7 @@
 #include "sharding/random.hpp"
 #include "sharding/reductions.hpp"
 #include "sharding/shape_ops.hpp"
+#include "sharding/sharding_errors.hpp"
 #include "sharding/single_device_sharding.hpp"
 #include "sharding/visualize.hpp"
 

@@ -8,6 +8,8 @@ install(TARGETS actormesh EXPORT actormeshTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS actormesh_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The installed tool finds the installed library by itself (no LD_LIBRARY_PATH).
+set_target_properties(actormesh_tool PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
 # Headers keep their floor folders: <actormesh.hpp> includes "actors/...", "devices/...". The
 # internals of actors/ and devices/ (CAF messages, actors, kernels) stay out; sharding/detail/ is

@@ -34,4 +34,9 @@ TEST_CASE("an outside CMake project builds and runs against the install tree", "
   CHECK(run.status == 0);
   CHECK_THAT(run.output, Catch::Contains("3 devices, last CpuDevice(id=2), result 10 11 12 13"));
   CHECK_THAT(run.output, Catch::Contains("consumer: jit sum 36"));
+  // The installed tool runs from the install tree without LD_LIBRARY_PATH.
+  auto tool = run_command("env -u LD_LIBRARY_PATH " + prefix + "/bin/actormesh visualize --shape 8 --mesh 2 --spec x");
+  INFO(tool.output);
+  CHECK(tool.status == 0);
+  CHECK_THAT(tool.output, Catch::Contains("│ CPU 0 │ CPU 1 │"));
 }
