@@ -19,6 +19,7 @@
 //                                    sync point. MODE lockstep: a gather per step; free: process p
 //                                    sleeps 2(p+1) ms per step, so they drift apart
 #include "actormesh.hpp"
+#include "support/probe_output.hpp"
 
 #include <csignal>
 #include <fcntl.h>
@@ -39,24 +40,11 @@ namespace {
 namespace mh = am::multihost;
 using am::host_array;
 
-void say(const std::string& line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
+using am::testing::say;
 
-/// "error <kind>: message" (kind: the am exception class).
+/// "error <kind>: message": the probes' kinds (support/probe_output.hpp) plus assertion_error.
 void report(const std::exception& e) {
-  const char* kind = "error";
-  if (dynamic_cast<const am::assertion_error*>(&e))
-    kind = "assertion_error";
-  else if (dynamic_cast<const am::process_failure_error*>(&e))
-    kind = "process_failure_error";
-  else if (dynamic_cast<const am::timeout_error*>(&e))
-    kind = "timeout_error";
-  else if (dynamic_cast<const am::value_error*>(&e))
-    kind = "value_error";
-  else if (dynamic_cast<const am::runtime_error*>(&e))
-    kind = "runtime_error";
+  const char* kind = dynamic_cast<const am::assertion_error*>(&e) ? "assertion_error" : am::testing::error_kind(e);
   say(std::string("error ") + kind + ": " + e.what());
 }
 
