@@ -84,7 +84,6 @@ void sync_and_check(int n) {
 
 void broadcast_and_gather() {
   section("broadcast_one_to_all");
-  auto x = host_array::arange(0, 4, 1, am::dtype::int32);
   auto mine = host_array::arange(4.0 * me, 4.0 * me + 4, 1, am::dtype::int32);
   say("input np.arange(4) + process_index * 4: " + one_line(mine) + " -> broadcast: "
       + one_line(mh::broadcast_one_to_all(mine)));
@@ -100,7 +99,6 @@ void broadcast_and_gather() {
   say("concatenated (tiled=True): shape " + shape_text(tiled.shape()) + " " + one_line(tiled));
   auto scalars = mh::process_allgather(me);
   say("a scalar is stacked: shape " + shape_text(scalars.shape()) + " " + one_line(scalars));
-  (void)x;
 }
 
 void host_local_and_global(int n) {
