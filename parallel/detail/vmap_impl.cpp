@@ -4,8 +4,22 @@
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/mapping.hpp"
 #include "sharding/detail/sharding_rules.hpp"
+#include "sharding/named_sharding.hpp"
 
 namespace am::detail {
+
+namespace {
+
+/// The layout of mapped values when the batch (dim 0 of `x`) is split over mesh axes: the same
+/// split of dim 0 for every mapped value, so the batch stays where it is; else none (derived).
+sharding_ptr batch_layout(const array& x) {
+  auto* named = dynamic_cast<const named_sharding*>(x.sharding().get());
+  if (named == nullptr || named->spec().empty() || named->spec()[0].is_none())
+    return nullptr;
+  return make_named_sharding(named->mesh(), partition_spec{named->spec()[0]});
+}
+
+} // namespace
 
 std::vector<array> vmap_traced(const array_function& f, const std::vector<array>& args, const axis_specs& in_specs,
                                const axis_specs& out_specs, const std::string& axis_name) {
@@ -13,7 +27,7 @@ std::vector<array> vmap_traced(const array_function& f, const std::vector<array>
   auto size = mapped_size(in_axes, args, "vmap");
   std::vector<array> examples;
   std::vector<batched> inputs;
-  sharding_ptr fresh;
+  sharding_ptr fresh, split;
   for (std::size_t k = 0; k < args.size(); ++k) {
     auto& x = args[k];
     auto layout = replicated_like(x.sharding());
@@ -27,15 +41,17 @@ std::vector<array> vmap_traced(const array_function& f, const std::vector<array>
     shape.erase(shape.begin() + a);
     examples.push_back(abstract_array(shape, x.dtype(), layout));
     inputs.push_back({moveaxis(x, a, 0), true});
-    if (!fresh)
+    if (!fresh) {
       fresh = layout;
+      split = batch_layout(inputs.back().value);
+    }
   }
   traced_function traced;
   {
     axis_scope scope({axis_name, size, fresh});
     traced = trace_function(f, examples);
   }
-  batch_axis axis{axis_name, size, nullptr, fresh};
+  batch_axis axis{axis_name, size, split, split ? split : fresh};
   auto outs = batch_function(traced, inputs, axis);
   auto out_axes = match_axes(out_specs, outs.size(), "vmap", "out_axes");
   std::vector<array> result;

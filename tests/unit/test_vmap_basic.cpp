@@ -154,6 +154,19 @@ TEST_CASE("matmul inside vmap: nested vmaps and gradients through the batched pr
   }, {sample({3, 4, 5}, 44), sample({3, 5, 2}, 45)}, s);
 }
 
+TEST_CASE("a batch split over devices stays split", "[vmap]") {
+  runtime rt(eight_cpus());
+  auto xs = sample({8, 3, 2}, 46);
+  auto w = device_put(sample({2, 4}, 47), on_4x2(P()));
+  auto f = [w](const array& x) { return sum(tanh(matmul(x, w)), {1}) + mean(x); };
+  auto split = device_put(xs, on_4x2(P("x")));
+  auto out = vmap(f)(split);
+  CHECK(out.shape() == shape_t{8, 3});
+  CHECK(!out.sharding()->is_fully_replicated());
+  CHECK(out.sharding()->is_equivalent_to(*on_4x2(P("x")), 2));
+  CHECK(all_close(values(out), values(vmap(f)(device_put(xs, on_4x2(P())))), 1e-12, 1e-12));
+}
+
 TEST_CASE("collectives over a vmap axis run across the batch", "[vmap][collectives]") {
   runtime rt(eight_cpus());
   auto s = on_4x2(P());
