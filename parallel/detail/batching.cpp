@@ -143,7 +143,8 @@ array as_mapped(const batched& b, const batch_axis& axis) {
   return broadcast_to(reshape(b.value, one), shape, mapped_layout(axis, b.value));
 }
 
-std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args, const batch_axis& axis) {
+std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args,
+                                    const batch_axis& axis) {
   auto& g = fn.g;
   std::vector<std::optional<batched>> values(g.nodes.size());
   for (std::size_t k = 0; k < g.inputs.size(); ++k) {

@@ -29,7 +29,8 @@ struct batch_axis {
 
 /// Replays `fn` (traced on one example) on `args` (its arguments, mapped or not; the captured
 /// arrays follow as unmapped) and returns its outputs.
-std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args, const batch_axis& axis);
+std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args,
+                                    const batch_axis& axis);
 
 /// `b` as a mapped value (an unmapped one is broadcast along a new dim 0).
 array as_mapped(const batched& b, const batch_axis& axis);

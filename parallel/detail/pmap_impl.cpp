@@ -64,9 +64,6 @@ struct prepared_call {
 };
 
 prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<array>& args) {
-  if (current_trace() != nullptr)
-    throw value_error("pmap cannot be called inside jit, grad or vmap here: call it outside and use jit, grad and "
-                      "vmap inside the pmapped function");
   auto in_axes = normalize_in_axes(match_axes(s.in_axes, args.size(), "pmap", "in_axes"), args, "pmap");
   auto size = mapped_size(in_axes, args, "pmap");
   auto devices = devices_for(s, size);
@@ -81,7 +78,8 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
     auto x = *in_axes[k].axis == 0 ? args[k] : moveaxis(args[k], *in_axes[k].axis, 0);
     call.global.push_back(device_put(x, layouts->stacked));
   }
-  call.body = [layouts, in_axes, size, f, name = s.axis_name, out_specs = s.out_axes](const std::vector<array>& tracers) {
+  call.body = [layouts, in_axes, size, f, name = s.axis_name,
+               out_specs = s.out_axes](const std::vector<array>& tracers) {
     std::vector<array> slices;
     std::vector<batched> inputs;
     for (std::size_t k = 0; k < tracers.size(); ++k) {

@@ -147,7 +147,8 @@ TEST_CASE("matmul inside vmap: nested vmaps and gradients through the batched pr
   CHECK(all_close(values(own), e_own, 1e-12, 1e-12));
   // Gradients through the batched product, shared and per-example weights, by finite differences.
   check_gradients([](const array& x, const array& v) {
-    return sum(square(vmap([](const array& xi, const array& vi) { return tanh(matmul(xi, vi)); }, {0, am::none})(x, v)));
+    auto layer = [](const array& xi, const array& vi) { return tanh(matmul(xi, vi)); };
+    return sum(square(vmap(layer, {0, am::none})(x, v)));
   }, {sample({3, 4, 5}, 42), sample({5, 2}, 43)}, s);
   check_gradients([](const array& x, const array& v) {
     return sum(square(vmap([](const array& xi, const array& vi) { return tanh(matmul(xi, vi)); })(x, v)));
@@ -185,7 +186,8 @@ TEST_CASE("vmap refuses what JAX refuses, with JAX's words", "[vmap][errors]") {
   auto id = [](const array& a) { return a; };
   CHECK_THROWS_WITH(vmap(id, {am::none})(x),
                     "vmap must have at least one non-None value in in_axes or axis_size must be specified");
-  CHECK_THROWS_WITH(vmap(id, {0}, {am::none})(x), "at vmap out_axes, got axis spec None but output was batched on axis 0");
+  CHECK_THROWS_WITH(vmap(id, {0}, {am::none})(x),
+                    "at vmap out_axes, got axis spec None but output was batched on axis 0");
   CHECK_THROWS_WITH(vmap([](const array& a, const array& b) { return a * 2.0 + sum(b); })(x, y),
                     Catch::StartsWith("vmap got inconsistent sizes for array axes to be mapped:\n"));
   CHECK_THROWS_WITH(vmap(id, {2})(x), "vmap was requested to map its argument along axis 2, which implies that its "
