@@ -120,3 +120,19 @@ TEST_CASE("gradients of collectives are collectives", "[pmap][collectives][grad]
   CHECK_THROWS_WITH(run([](const array& a) { return sum(pmax(a, "i")); }),
                     "Differentiation rule for 'pmax' not implemented");
 }
+
+TEST_CASE("collectives of a broadcast argument (the same on every device)", "[pmap][collectives]") {
+  runtime rt(eight_cpus());
+  auto s = on_4x2(P());
+  auto y = device_put(y_data(), s);
+  auto c = device_put(host_array::from_vector(std::vector<double>{10.0, 20.0}), s);
+  auto c4 = device_put(host_array::from_vector(std::vector<double>{1.0, 2.0, 3.0, 4.0}), s);
+  auto run = [&](auto f, const array& v) { return values(pmap(f, "i", {0, am::none})(y, v)); };
+  CHECK(run([](const array&, const array& b) { return psum(b, "i"); }, c) == repeat({40, 80}, 4));
+  CHECK(run([](const array&, const array& b) { return pmean(b, "i"); }, c) == repeat({10, 20}, 4));
+  CHECK(run([](const array&, const array& b) { return pmax(b, "i"); }, c) == repeat({10, 20}, 4));
+  CHECK(run([](const array&, const array& b) { return all_gather(b, "i"); }, c) == repeat({10, 20}, 16));
+  CHECK(run([](const array&, const array& b) { return ppermute(b, "i", {{0, 2}}); }, c)
+        == std::vector<double>{0, 0, 0, 0, 10, 20, 0, 0});
+  CHECK(run([](const array&, const array& b) { return psum_scatter(b, "i"); }, c4) == std::vector<double>{4, 8, 12, 16});
+}
