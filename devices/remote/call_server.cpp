@@ -33,6 +33,8 @@ struct server_state {
   bool ready = false;
   /// Requests that came before the devices were up, with who sent them.
   std::vector<std::pair<caf::actor, std::string>> early;
+  /// The programs decoded so far (the same bytes give the same program object, compiled once).
+  program_cache programs;
   /// The shards the controller holds handles for.
   std::unordered_map<std::uint64_t, shard_future> shards;
   /// One lane per (controller caller, device): the outbox and its local caller id.
@@ -145,9 +147,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
       return;
     }
     case request_kind::release:
-      for (auto h : q.inputs)
-        st.shards.erase(h);
-      return;
+      return; // its `released` handles are gone already
     case request_kind::send: {
       auto& dev = rt.endpoint(rt.endpoint(q.device).dev).dev;
       check_peer(rt, q.peer);
@@ -173,11 +173,13 @@ void run(server_state& st, const caf::actor& sink, request& q) {
 void handle(server_state& st, const caf::actor& sink, const std::string& bytes) {
   request q;
   try {
-    q = decode_request(bytes);
+    q = decode_request(bytes, &st.programs);
   } catch (const std::exception& e) {
     log(log_level::warning, "single-controller: refused a request of {} bytes: {}", bytes.size(), e.what());
     return;
   }
+  for (auto h : q.released)
+    st.shards.erase(h);
   try {
     run(st, sink, q);
   } catch (...) {

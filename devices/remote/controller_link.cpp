@@ -89,13 +89,23 @@ void controller_link::check_reachable(int process) const {
 
 void controller_link::send(int process, const request& q) {
   caf::actor server, sink;
+  request with_releases;
+  const request* out = &q;
   {
     std::lock_guard<std::mutex> guard(mutex_);
     check_reachable(process);
     server = servers_.at(static_cast<std::size_t>(process));
     sink = sink_;
+    // A handle is released only once nothing refers to it, that is after every request naming it
+    // has been sent: any request from now on may carry it.
+    if (auto it = released_.find(process); it != released_.end() && !it->second.handles.empty()) {
+      with_releases = q;
+      with_releases.released = std::move(it->second.handles);
+      released_.erase(it);
+      out = &with_releases;
+    }
   }
-  caf::send_as(sink, server, call_atom::value, encode(q));
+  caf::send_as(sink, server, call_atom::value, encode(*out));
 }
 
 std::uint64_t controller_link::handle_on(int process, const shard_future& f, std::size_t position) const {
@@ -128,6 +138,20 @@ shard_future controller_link::expect_shard(const device& d, const value_type& ty
   return shard_future(state);
 }
 
+std::string controller_link::encoded(const std::shared_ptr<const program>& code) {
+  std::lock_guard<std::mutex> guard(encoded_mutex_);
+  auto it = encoded_.find(code.get());
+  if (it != encoded_.end() && it->second.first.lock() == code)
+    return it->second.second;
+  if (encoded_.size() >= 512) // forget programs that are gone; a working set past that starts over
+    std::erase_if(encoded_, [](auto& e) { return e.second.first.expired(); });
+  if (encoded_.size() >= 512)
+    encoded_.clear();
+  auto bytes = encode_program(*code);
+  encoded_[code.get()] = {code, bytes};
+  return bytes;
+}
+
 std::vector<shard_future> controller_link::execute(const device& d, std::shared_ptr<const program> code,
                                                    const std::vector<shard_future>& inputs) {
   request q;
@@ -140,6 +164,7 @@ std::vector<shard_future> controller_link::execute(const device& d, std::shared_
   try {
     for (auto& type : code->output_types())
       out.push_back(expect_shard(d, type, q.outputs));
+    q.program_bytes = encoded(code);
     q.code = std::move(code);
     send(d.process_index, q);
   } catch (...) {
@@ -410,11 +435,19 @@ void controller_link::stop() {
 
 void controller_link::release(const location& where) noexcept {
   try {
+    if (where.process <= 0 || static_cast<std::size_t>(where.process) >= servers_.size())
+      return;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      auto& pending = released_[where.process];
+      pending.handles.push_back(where.handle);
+      pending.bytes += where.bytes;
+      if (pending.handles.size() < release_batch && pending.bytes < release_bytes)
+        return; // rides on the next request to that worker
+    }
     request q;
     q.kind = request_kind::release;
-    q.inputs.push_back(where.handle);
-    if (where.process > 0 && static_cast<std::size_t>(where.process) < servers_.size())
-      send(where.process, q);
+    send(where.process, q);
   } catch (...) {
     // Freeing is best effort: a worker that cannot be told frees everything when it stops.
   }

@@ -94,6 +94,10 @@ private:
   /// A new shard of worker device `d` and its waiting entry (registered before the request goes).
   shard_future expect_shard(const device& d, const value_type& type, std::vector<std::uint64_t>& handles);
 
+  /// `code` as it travels, encoded once per program object (a jitted function sends the same one
+  /// with every call).
+  std::string encoded(const std::shared_ptr<const program>& code);
+
   /// The data-plane tag of the next upload or fetch that goes through it.
   std::uint32_t bulk_tag() noexcept;
 
@@ -131,6 +135,17 @@ private:
   bool stopped_ = false;
   std::mutex transfer_order_; ///< pairs of transfer requests go out in one order to both ends
   std::atomic<std::uint32_t> next_bulk_tag_{0};
+  /// Handles let go of, by worker, not yet told: they ride on the next request to that worker, or
+  /// go in a release request of their own once there are many or they hold much memory.
+  struct releases {
+    std::vector<std::uint64_t> handles;
+    std::uint64_t bytes = 0;
+  };
+  std::map<int, releases> released_; ///< under mutex_
+  static constexpr std::size_t release_batch = 64;
+  static constexpr std::uint64_t release_bytes = std::uint64_t{16} << 20;
+  std::mutex encoded_mutex_;
+  std::unordered_map<const program*, std::pair<std::weak_ptr<const program>, std::string>> encoded_;
 };
 
 } // namespace am::detail::remote

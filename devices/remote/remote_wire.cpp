@@ -75,7 +75,7 @@ value_type read_type(wire_reader& r) {
   return t;
 }
 
-void write_program(wire_writer& w, const program& p) {
+void write_program_body(wire_writer& w, const program& p) {
   w.str(p.name);
   w.u64(p.code.size());
   for (auto& ins : p.code) {
@@ -89,7 +89,7 @@ void write_program(wire_writer& w, const program& p) {
   w.i32_list(std::vector<int>(p.outputs.begin(), p.outputs.end()));
 }
 
-std::shared_ptr<const program> read_program(wire_reader& r) {
+std::shared_ptr<const program> read_program_body(wire_reader& r) {
   auto p = std::make_shared<program>();
   p->name = r.str(4096);
   auto n = read_count(r, max_instructions, "instructions");
@@ -118,24 +118,54 @@ std::shared_ptr<const program> read_program(wire_reader& r) {
 
 } // namespace
 
+std::string encode_program(const program& p) {
+  wire_writer w;
+  write_program_body(w, p);
+  return w.take();
+}
+
+std::shared_ptr<const program> decode_program(const std::string& bytes) {
+  wire_reader r(bytes);
+  auto p = read_program_body(r);
+  r.finish();
+  return p;
+}
+
+std::shared_ptr<const program> program_cache::get(const std::string& bytes) {
+  if (auto it = index_.find(bytes); it != index_.end()) {
+    entries_.splice(entries_.begin(), entries_, it->second);
+    return it->second->second;
+  }
+  auto p = decode_program(bytes);
+  entries_.emplace_front(bytes, p);
+  index_.emplace(entries_.front().first, entries_.begin());
+  if (entries_.size() > capacity_) {
+    index_.erase(entries_.back().first);
+    entries_.pop_back();
+  }
+  return p;
+}
+
 std::string encode(const request& q) {
   wire_writer w;
   w.u8(static_cast<std::uint8_t>(q.kind));
   w.u64(q.caller);
   w.i32(q.device);
-  w.u8(q.code ? 1 : 0);
-  if (q.code)
-    write_program(w, *q.code);
+  bool has_program = q.code || !q.program_bytes.empty();
+  w.u8(has_program ? 1 : 0);
+  if (has_program)
+    w.str(q.program_bytes.empty() ? encode_program(*q.code) : q.program_bytes);
   write_u64s(w, q.inputs);
   write_u64s(w, q.outputs);
   write_type(w, q.type);
   w.str(q.bytes);
   w.i32(q.peer);
   w.u32(q.tag);
+  write_u64s(w, q.released);
   return w.take();
 }
 
-request decode_request(const std::string& bytes) {
+request decode_request(const std::string& bytes, program_cache* cache) {
   wire_reader r(bytes);
   request q;
   auto kind = r.u8();
@@ -144,14 +174,17 @@ request decode_request(const std::string& bytes) {
   q.kind = static_cast<request_kind>(kind);
   q.caller = r.u64();
   q.device = r.i32_in(0, std::numeric_limits<std::int32_t>::max(), "device id");
-  if (r.u8() != 0)
-    q.code = read_program(r);
+  if (r.u8() != 0) {
+    q.program_bytes = r.str(max_bytes);
+    q.code = cache ? cache->get(q.program_bytes) : decode_program(q.program_bytes);
+  }
   q.inputs = read_u64s(r, max_handles, "input handles");
   q.outputs = read_u64s(r, max_handles, "output handles");
   q.type = read_type(r);
   q.bytes = r.str(max_bytes);
   q.peer = r.i32_in(0, std::numeric_limits<std::int32_t>::max(), "peer process");
   q.tag = r.u32();
+  q.released = read_u64s(r, max_handles, "released handles");
   r.finish();
   // The shape each kind needs.
   auto need = [&](bool ok, const char* what) {

@@ -9,6 +9,9 @@
 
 #include <cstdint>
 #include <exception>
+#include <list>
+#include <string_view>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +23,7 @@ enum class request_kind : std::uint8_t {
   execute = 1, ///< run `code` on `device` over `inputs`; the outputs become handles `outputs`
   upload,      ///< `bytes` of `type` onto `device` as handle outputs[0]
   fetch,       ///< the bytes of handle inputs[0], answered under id outputs[0]
-  release,     ///< forget handles `inputs` (the controller dropped them)
+  release,     ///< only the `released` handles below (the controller dropped them)
   send,        ///< send handle inputs[0] (on `device`) to process `peer` with `tag` (data plane)
   receive,     ///< receive a value of `type` from process `peer` with `tag` onto `device` as outputs[0]
   stop,        ///< the controller is stopping: the worker's serve() returns
@@ -33,19 +36,46 @@ struct request {
   std::uint64_t caller = 0; ///< the controller's caller (user thread): each keeps its own lane
   int device = 0;           ///< global id of a device of the worker
   std::shared_ptr<const program> code;
+  std::string program_bytes; ///< `code` encoded (encode_program); sent instead of encoding `code` again
   std::vector<std::uint64_t> inputs;
   std::vector<std::uint64_t> outputs;
   value_type type;
   std::string bytes;
   int peer = 0;
   std::uint32_t tag = 0;
+  /// Handles the controller let go of since its last request to this worker, freed before this
+  /// request runs (any request can carry them; `release` carries nothing else).
+  std::vector<std::uint64_t> released;
+};
+
+/// A program as it travels (instruction by instruction).
+std::string encode_program(const program& p);
+
+/// Decodes and validates a program; throws am::value_error.
+std::shared_ptr<const program> decode_program(const std::string& bytes);
+
+/// The programs a worker has decoded, by their bytes, the most recently used kept: a jitted
+/// function sends the same program with every call, and a program decoded once is compiled once
+/// by the device (its executor caches by program object). Not thread-safe (one call server's).
+class program_cache {
+public:
+  explicit program_cache(std::size_t capacity = 256) : capacity_(capacity) {}
+
+  /// The program of `bytes`, decoded (and validated) on first sight.
+  std::shared_ptr<const program> get(const std::string& bytes);
+
+private:
+  std::size_t capacity_;
+  std::list<std::pair<std::string, std::shared_ptr<const program>>> entries_; ///< most recent first
+  std::unordered_map<std::string_view, decltype(entries_)::iterator> index_;  ///< views into entries_
 };
 
 std::string encode(const request& r);
 
 /// Decodes and checks a request (counts, sizes, codes, the program's structure); throws
-/// am::value_error ("malformed single-controller request: ...").
-request decode_request(const std::string& bytes);
+/// am::value_error ("malformed single-controller request: ..."). Programs come from `cache` when
+/// given.
+request decode_request(const std::string& bytes, program_cache* cache = nullptr);
 
 /// How a request ended, with the error kind the caller rethrows.
 enum class reply_status : std::uint8_t {

@@ -153,3 +153,24 @@ TEST_CASE("requests that do not fit their kind or their limits are refused", "[u
   q.code = p;
   CHECK_THROWS_WITH(decode_request(encode(q)), Catch::Contains("parameter number"));
 }
+
+TEST_CASE("a worker decodes a program once and keeps the most recent ones", "[unit][remote]") {
+  program_cache cache(2);
+  auto bytes = encode_program(*sample_program());
+  auto first = cache.get(bytes);
+  CHECK(cache.get(bytes) == first); // the same object: the device compiles it once
+  am::program_builder b("other");
+  b.output(b.unary(am::opcode::neg, b.parameter({am::dtype::float32, {3}})));
+  auto other = encode_program(*b.build());
+  am::program_builder c("third");
+  c.output(c.unary(am::opcode::abs, c.parameter({am::dtype::float32, {3}})));
+  auto third = encode_program(*c.build());
+  CHECK(cache.get(other) != first);
+  cache.get(third); // over capacity: the least recently used (sample) goes
+  CHECK(cache.get(bytes) != first);
+  CHECK_THROWS_AS(cache.get(bytes.substr(0, bytes.size() / 2)), am::value_error); // refused, not kept
+  auto q = sample_execute();
+  q.program_bytes = bytes;
+  auto back = decode_request(encode(q), &cache);
+  CHECK(back.code == cache.get(bytes));
+}
