@@ -54,8 +54,9 @@ TEST_CASE("a controller runs device_put, operations, jit, resharding and to_host
           "[integration][single-controller]") {
   process_group group;
   start_single_controller(group, 3, {"ops"});
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   auto out = group[0].output();
   CHECK(group[0].status == 0);
   CHECK(out.find("controller of 4 processes, 8 devices") != std::string::npos);
@@ -77,8 +78,9 @@ TEST_CASE("a controller runs device_put, operations, jit, resharding and to_host
 TEST_CASE("each controller thread's calls to a worker run in the order issued", "[integration][single-controller]") {
   process_group group;
   start_single_controller(group, 2, {"order", "6", "150"});
-  REQUIRE(group.wait(90s));
+  bool ended = group.wait(90s);
   INFO(group.all_output());
+  REQUIRE(ended);
   auto out = group[0].output();
   CHECK(group[0].status == 0);
   CHECK(out.find("order wrong values: 0") != std::string::npos);
@@ -88,8 +90,9 @@ TEST_CASE("each controller thread's calls to a worker run in the order issued", 
 TEST_CASE("a worker refuses malformed and hostile requests and keeps serving", "[integration][single-controller]") {
   process_group group;
   start_single_controller(group, 1, {"garbage"});
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   CHECK(group[0].status == 0);
   CHECK(group[0].output().find("worker still serves: yes") != std::string::npos);
   CHECK(group[1].status == 0);
@@ -98,8 +101,9 @@ TEST_CASE("a worker refuses malformed and hostile requests and keeps serving", "
 TEST_CASE("a worker's device refuses an input that lives in another process", "[integration][single-controller]") {
   process_group group;
   start_single_controller(group, 1, {"misuse"});
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   auto out = group[0].output();
   CHECK(out.find("error value_error: execute: input 0 is not a shard of process 1 (it lives in this process)")
         != std::string::npos);
@@ -116,8 +120,9 @@ TEST_CASE("a killed worker fails the controller's calls at once, and the other w
     std::this_thread::sleep_for(20ms);
   std::this_thread::sleep_for(300ms);
   ::kill(group[1].pid, SIGKILL);
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   auto out = group[0].output();
   CHECK(std::regex_search(out, std::regex("error process_failure_error: .*[Pp]rocess 1")));
   CHECK(out.find("other worker after the failure: 1") != std::string::npos);
@@ -129,8 +134,9 @@ TEST_CASE("stopping the controller while threads call workers fails their calls,
           "[integration][single-controller]") {
   process_group group;
   start_single_controller(group, 2, {"stop-in-flight"});
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   auto out = group[0].output();
   CHECK(group[0].status == 0);
   CHECK(out.find("completed some, refused threads 4, other errors 0") != std::string::npos);
@@ -145,8 +151,9 @@ TEST_CASE("when the controller dies its workers get a named error and exit", "[i
   while (group[0].output().find("holding") == std::string::npos && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(20ms);
   ::kill(group[0].pid, SIGKILL);
-  REQUIRE(group.wait(30s));
+  bool ended = group.wait(30s);
   INFO(group.all_output());
+  REQUIRE(ended);
   for (std::size_t w = 1; w < group.size(); ++w) {
     CHECK(group[w].status == 2);
     CHECK(group[w].output().find("The coordinator (process 0 at 127.0.0.1:") != std::string::npos);
@@ -160,8 +167,9 @@ TEST_CASE("a peer cannot join a controller's cluster: every process is told why"
   env["AM_ROLE"] = "controller";
   group.start({controller, "ops"}, env);
   group.start({std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe", "join"}, cluster_env(1, 2, port));
-  REQUIRE(group.wait(40s));
+  bool ended = group.wait(40s);
   INFO(group.all_output());
+  REQUIRE(ended);
   for (std::size_t p = 0; p < 2; ++p) {
     CHECK(group[p].status != 0);
     CHECK(group[p].output().find("Process 1 joined as a peer, but process 0 is a controller") != std::string::npos);
@@ -173,8 +181,9 @@ TEST_CASE("shards the controller drops are freed on the worker", "[integration][
   // Without the releases the 9th would fail with RESOURCE_EXHAUSTED.
   process_group group;
   start_single_controller(group, 1, {"churn", "200"}, {}, {{"AM_CPU_MEMORY_LIMIT", "8M"}});
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   CHECK(group[0].status == 0);
   CHECK(group[0].output().find("churned 200 arrays") != std::string::npos);
 }
@@ -183,8 +192,9 @@ TEST_CASE("large shards move through the data plane, and a worker's failure to h
           "[integration][single-controller]") {
   process_group group;
   start_single_controller(group, 3, {"bulk"}, {}, {{"AM_CPU_MEMORY_LIMIT", "6M"}});
-  REQUIRE(group.wait(60s));
+  bool ended = group.wait(60s);
   INFO(group.all_output());
+  REQUIRE(ended);
   auto out = group[0].output();
   CHECK(group[0].status == 0);
   CHECK(number_after(out, "bulk round trip max difference: ") == 0);
