@@ -88,6 +88,10 @@ const std::shared_ptr<device_outbox>& lane_of(server_state& st, std::uint64_t ca
   return box;
 }
 
+/// The endpoint of device `id` of this process (am::runtime_error for another process's device,
+/// am::value_error for an unknown one).
+const device_endpoint& local_endpoint(runtime_impl& rt, int id) { return rt.endpoint(rt.endpoint(id).dev); }
+
 /// A transfer's other end must be another process of the cluster.
 void check_peer(runtime_impl& rt, int peer) {
   if (peer < 0 || peer >= rt.cluster().process_count() || peer == rt.process_index())
@@ -101,7 +105,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
   auto& rt = *st.rt;
   switch (q.kind) {
     case request_kind::execute: {
-      auto& ep = rt.endpoint(rt.endpoint(q.device).dev); // a device of this process
+      auto& ep = local_endpoint(rt, q.device);
       program_call call{q.code, {}, {}};
       for (auto h : q.inputs)
         call.inputs.push_back(shard_of(st, h));
@@ -115,7 +119,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
       return;
     }
     case request_kind::upload: {
-      auto& ep = rt.endpoint(rt.endpoint(q.device).dev);
+      auto& ep = local_endpoint(rt, q.device);
       std::vector<std::byte> bytes(q.bytes.size());
       if (!bytes.empty())
         std::memcpy(bytes.data(), q.bytes.data(), bytes.size());
@@ -128,7 +132,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
       return;
     }
     case request_kind::fetch: {
-      auto& ep = rt.endpoint(rt.endpoint(q.device).dev);
+      auto& ep = local_endpoint(rt, q.device);
       promise<std::vector<std::byte>> out;
       auto f = out.get_future();
       auto id = q.outputs[0];
@@ -149,13 +153,13 @@ void run(server_state& st, const caf::actor& sink, request& q) {
     case request_kind::release:
       return; // its `released` handles are gone already
     case request_kind::send: {
-      auto& dev = rt.endpoint(rt.endpoint(q.device).dev).dev;
+      auto& dev = local_endpoint(rt, q.device).dev;
       check_peer(rt, q.peer);
       shard_transfers::of(rt)->send(dev, shard_of(st, q.inputs[0]), q.peer, q.tag);
       return;
     }
     case request_kind::receive: {
-      auto& dev = rt.endpoint(rt.endpoint(q.device).dev).dev;
+      auto& dev = local_endpoint(rt, q.device).dev;
       check_peer(rt, q.peer);
       auto f = shard_transfers::of(rt)->receive(q.peer, dev, q.type, q.tag);
       keep(st, q.outputs[0], f);

@@ -108,6 +108,15 @@ void controller_link::send(int process, const request& q) {
   caf::send_as(sink, server, call_atom::value, encode(*out));
 }
 
+void controller_link::send_or_fail(int process, const request& q) {
+  try {
+    send(process, q);
+  } catch (...) {
+    fail_waiting_ids(q.outputs, std::current_exception());
+    throw;
+  }
+}
+
 std::uint64_t controller_link::handle_on(int process, const shard_future& f, std::size_t position) const {
   auto where = location_of(f);
   if (!where || where->process != process)
@@ -192,24 +201,14 @@ shard_future controller_link::upload(const device& d, std::vector<std::byte> byt
     q.tag = bulk_tag();
     std::lock_guard<std::mutex> order(transfer_order_);
     auto out = expect_shard(d, type, q.outputs);
-    try {
-      send(d.process_index, q);
-      shard_transfers::of(rt_)->send_bytes(shared, d.process_index, q.tag);
-    } catch (...) {
-      fail_waiting_ids(q.outputs, std::current_exception());
-      throw;
-    }
+    send_or_fail(d.process_index, q);
+    shard_transfers::of(rt_)->send_bytes(shared, d.process_index, q.tag);
     return out;
   }
   q.kind = request_kind::upload;
   q.bytes = as_string(bytes);
   auto out = expect_shard(d, type, q.outputs);
-  try {
-    send(d.process_index, q);
-  } catch (...) {
-    fail_waiting_ids(q.outputs, std::current_exception());
-    throw;
-  }
+  send_or_fail(d.process_index, q);
   return out;
 }
 
@@ -267,12 +266,7 @@ future<std::vector<std::byte>> controller_link::fetch(const device& d, const sha
     check_reachable(d.process_index);
     waiting_.emplace(id, std::move(w));
   }
-  try {
-    send(d.process_index, q);
-  } catch (...) {
-    fail_waiting_ids(q.outputs, std::current_exception());
-    throw;
-  }
+  send_or_fail(d.process_index, q);
   return result;
 }
 
@@ -304,12 +298,7 @@ shard_future controller_link::move(const device& from, const shard_future& value
   q.peer = from.process_index;
   q.tag = tag;
   auto out = expect_shard(to, type, q.outputs);
-  try {
-    send(to.process_index, q);
-  } catch (...) {
-    fail_waiting_ids(q.outputs, std::current_exception());
-    throw;
-  }
+  send_or_fail(to.process_index, q);
   return out;
 }
 

@@ -109,6 +109,9 @@ private:
   /// worker has failed and am::runtime_error once stopped.
   void send(int process, const request& q);
 
+  /// send(), failing the request's waiting outputs (and rethrowing) when it cannot go.
+  void send_or_fail(int process, const request& q);
+
   /// Throws if `process` cannot take requests (failed, stopped); under mutex_.
   void check_reachable(int process) const;
 
