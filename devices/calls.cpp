@@ -8,7 +8,10 @@
 
 #include <caf/send.hpp>
 
+#include <chrono>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace am {
 
@@ -104,10 +107,37 @@ future<std::vector<std::byte>> fetch(const device& d, shard_future shard) {
 
 namespace detail {
 
+namespace {
+
+/// This thread's lane worker on the host actor of `rt`, asked for once per thread and runtime
+/// (held weakly: the worker goes when the runtime stops). Null once the runtime has stopped.
+caf::actor host_lane_of_this_thread(runtime_impl& rt) {
+  thread_local std::vector<std::pair<std::uint64_t, caf::actor_addr>> lanes;
+  for (auto& [key, addr] : lanes)
+    if (key == rt.host_lane_key())
+      return caf::actor_cast<caf::actor>(addr);
+  promise<caf::actor> asked;
+  auto answer = asked.get_future();
+  {
+    runtime_impl::call_guard issuing(rt);
+    caf::anon_send(rt.host(), host_lane_request{this_caller(), std::move(asked)});
+  }
+  auto lane = answer.get(std::chrono::seconds(30)); // the host actor answers at once
+  if (lanes.size() >= 8) // forget lanes of runtimes that have stopped
+    std::erase_if(lanes, [](auto& entry) { return !caf::actor_cast<caf::actor>(entry.second); });
+  lanes.emplace_back(rt.host_lane_key(), lane.address());
+  return lane;
+}
+
+} // namespace
+
 void submit_host_task(std::function<void()> task) {
   auto rt = current_runtime();
+  auto lane = host_lane_of_this_thread(*rt);
   runtime_impl::call_guard issuing(*rt);
-  caf::anon_send(rt->host(), host_call{next_call_header(rt->host_lane_key()), std::move(task)});
+  if (!lane)
+    throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
+  caf::anon_send(lane, host_call{call_header{this_caller(), 0}, std::move(task)});
 }
 
 } // namespace detail

@@ -32,6 +32,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_worker_command(app, out);
   int status = 0; // set by a subcommand that has an exit status of its own (launch)
   add_launch_command(app, out, err, status);
+  add_stress_command(app, out, err, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

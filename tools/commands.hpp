@@ -40,6 +40,11 @@ void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int
 /// worker of a single-controller cluster; serves the controller's calls until it stops.
 void add_worker_command(CLI::App& app, std::ostream& out);
 
+/// `actormesh stress --threads T --calls N [--processes P] [--mix all|colocated|arrays]`: the stress
+/// mix of tools/stress_mix.hpp with a progress display; sets `status` to 1 when any call ran out of
+/// order or failed, else 0.
+void add_stress_command(CLI::App& app, std::ostream& out, std::ostream& err, int& status);
+
 /// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a
 /// mesh of a million would print 70-80 MB, which no one reads; larger meshes are refused.
 inline constexpr std::int64_t max_cli_devices = 16384;

@@ -38,18 +38,21 @@ struct host_state {
 caf::behavior host_behavior(caf::stateful_actor<host_state>* self, int process_index, stop_signal_ptr stop) {
   self->state.stop = std::move(stop);
   log(log_level::debug, "host actor of process {} started", process_index);
+  auto lane_of = [self](caller_id caller) -> caf::actor& {
+    auto& lane = self->state.lanes[caller];
+    if (!lane) {
+      lane = self->spawn<caf::detached + caf::linked>(lane_worker, caller, self->state.stop);
+      log(log_level::debug, "host: new lane for caller {}", caller);
+    }
+    return lane;
+  };
   return {
-    [self](host_call& call) {
+    [self, lane_of](host_call& call) {
       auto header = call.header;
-      self->state.admission.offer(header, std::move(call), [self](host_call& ready) {
-        auto& lane = self->state.lanes[ready.header.caller];
-        if (!lane) {
-          lane = self->spawn<caf::detached + caf::linked>(lane_worker, ready.header.caller, self->state.stop);
-          log(log_level::debug, "host: new lane for caller {}", ready.header.caller);
-        }
-        self->send(lane, std::move(ready));
-      });
+      self->state.admission.offer(header, std::move(call),
+                                  [self, lane_of](host_call& ready) { self->send(lane_of(ready.header.caller), std::move(ready)); });
     },
+    [lane_of](host_lane_request& request) { request.lane.set_value(lane_of(request.caller)); },
   };
 }
 

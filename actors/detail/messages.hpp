@@ -8,6 +8,7 @@
 #include "actors/detail/lane_outbox.hpp"
 #include "actors/program.hpp"
 
+#include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
@@ -64,6 +65,14 @@ struct host_call {
   std::function<void()> task;
 };
 
+/// A message to the host actor: the lane worker of `caller`, spawned when it has none yet. A local
+/// thread asks once and then sends its host_calls straight to that worker (one actor hop less per
+/// call; a thread's sends to one actor arrive in order, so no sequence check is needed there).
+struct host_lane_request {
+  caller_id caller = 0;
+  promise<caf::actor> lane;
+};
+
 /// Sent by a device actor to itself, with a caller id, when an input that caller's stalled work
 /// waits for (from another device) is ready.
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
@@ -75,3 +84,4 @@ using completed_atom = caf::atom_constant<caf::atom("completed")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_lane_request)

@@ -1,131 +1,26 @@
-// Colocated calls under load (Taskflow style: the same body at 1, 4 and 16 threads, each case with
-// its own ctest timeout; the device count comes from AM_CPU_DEVICES, which ctest sets to 1, 8 and
-// 64). Every thread mixes asynchronous colocated function calls, method calls on its own object
-// and on one object all threads share, and array operations, then checks that everything ran in
-// its issue order and that every instance was created once per device set and destroyed.
+// Colocated calls under load: the mix of `actormesh stress` (tools/stress_mix.hpp) at 1, 4 and 16
+// threads, each case with its own ctest timeout; the device count comes from AM_CPU_DEVICES, which
+// ctest sets to 1, 8 and 64. Every thread mixes asynchronous colocated function calls, method calls
+// on its own object and on one object all threads share, and array operations; the mix checks that
+// everything ran in its issue order and that every instance was created once per device set and
+// destroyed.
 #include "support/stress.hpp"
+#include "tools/stress_mix.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
-#include <chrono>
-#include <mutex>
-#include <set>
-#include <thread>
-
-using namespace std::chrono_literals;
-
 namespace {
 
-constexpr int calls_per_thread = 400;
-
-std::mutex logs_mutex;
-std::vector<std::vector<int>> function_logs; // per thread: the values the function saw, in order
-
-/// Appends (thread, value) to that thread's log; x holds thread * 1'000'000 + value.
-const auto record = am::colocated_python("stress.record", [](const am::array& x) {
-  int v = x.to_host().item<int>();
-  std::lock_guard<std::mutex> guard(logs_mutex);
-  function_logs.at(static_cast<std::size_t>(v / 1000000)).push_back(v % 1000000);
-  return x;
-});
-
-std::atomic<int> created{0};
-std::atomic<int> destroyed{0};
-
-/// Counts the calls it gets: a call's result is its position among the instance's calls.
-struct tally {
-  tally() { ++created; }
-  ~tally() { ++destroyed; }
-  tally(const tally&) = delete;
-  tally& operator=(const tally&) = delete;
-  am::array next(const am::array& x) { return x * 0 + ++count; }
-  int count = 0;
-};
-
-const auto tally_class = am::colocated_python_class<tally>("stress.tally").def("next", &tally::next);
-
-am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
-
-struct outcome {
-  int violations = 0;
-  int errors = 0;
-};
-
-outcome run_mix(int threads) {
+am::tools::stress_report run_mix(int threads, int calls, int window) {
   am::runtime rt(am::test::stress_options());
-  auto devs = am::devices();
-  function_logs.assign(static_cast<std::size_t>(threads), {});
-  created = 0;
-  destroyed = 0;
-  std::atomic<int> violations{0};
-  std::atomic<int> errors{0};
-  std::set<int> shared_device_sets;
-  {
-    auto shared = tally_class();
-    auto shared_next = shared.method<am::array(am::array)>("next").specialize({.out_specs_fn = same_as_first});
-    auto rec = record.specialize({.out_specs_fn = same_as_first});
-    std::vector<std::thread> workers;
-    for (int t = 0; t < threads; ++t) {
-      auto& dev = devs[static_cast<std::size_t>(t) % devs.size()];
-      shared_device_sets.insert(dev.id);
-      workers.emplace_back([&, t, dev] {
-        try {
-          auto own = tally_class();
-          auto own_next = own.method<am::array(am::array)>("next"); // the first call learns its specs
-          am::mesh m({1}, {dev}, {"x"});
-          auto s = am::make_named_sharding(m, am::P());
-          std::vector<am::array> own_counts;
-          std::vector<am::array> shared_counts;
-          std::vector<am::array> sums;
-          auto acc = am::device_put(am::host_array::scalar(0), s);
-          for (int i = 0; i < calls_per_thread; ++i) {
-            auto x = am::device_put(am::host_array::scalar(t * 1000000 + i), s);
-            rec(x);
-            own_counts.push_back(own_next(x));
-            shared_counts.push_back(shared_next(x));
-            acc = acc + 1;
-            sums.push_back(acc);
-          }
-          for (int i = 0; i < calls_per_thread; ++i) {
-            auto k = static_cast<std::size_t>(i);
-            if (own_counts[k].to_host().item<int>() != i + 1)
-              ++violations; // this thread's calls reached its instance out of order
-            if (sums[k].to_host().item<int>() != i + 1)
-              ++violations;
-          }
-          int last = 0;
-          for (auto& c : shared_counts) { // the shared instance interleaves threads, in each one's order
-            int v = c.to_host().item<int>();
-            if (v <= last)
-              ++violations;
-            last = v;
-          }
-        } catch (const std::exception& e) {
-          UNSCOPED_INFO("thread " << t << ": " << e.what());
-          ++errors;
-        }
-      });
-    }
-    for (auto& w : workers)
-      w.join();
-  }
-  for (std::size_t t = 0; t < function_logs.size(); ++t) {
-    auto& log = function_logs[t];
-    if (log.size() != static_cast<std::size_t>(calls_per_thread))
-      ++errors;
-    for (std::size_t i = 0; i < log.size(); ++i)
-      if (log[i] != static_cast<int>(i))
-        ++violations;
-  }
-  int instances = threads + static_cast<int>(shared_device_sets.size());
-  for (int i = 0; i < 60000 && destroyed < instances; ++i) // destruction is asynchronous
-    std::this_thread::sleep_for(1ms);
-  if (created != instances || destroyed != instances) {
-    UNSCOPED_INFO("instances: expected " << instances << ", created " << created << ", destroyed " << destroyed);
-    ++errors;
-  }
-  return {violations.load(), errors.load()};
+  am::tools::stress_config config;
+  config.threads = threads;
+  config.calls = calls;
+  config.window = window;
+  auto report = am::tools::run_stress_mix(config);
+  for (auto& m : report.messages)
+    UNSCOPED_INFO(m);
+  return report;
 }
 
 } // namespace
@@ -133,7 +28,9 @@ outcome run_mix(int threads) {
 #define AM_COLOCATED_STRESS_CASE(N)                                                                  \
   TEST_CASE("colocated calls, objects and array operations keep order with " #N " threads",         \
             "[stress][colocated]") {                                                                 \
-    auto result = run_mix(N);                                                                        \
+    auto result = run_mix(N, 400, 8);                                                                \
+    CHECK(result.rounds == N * 400);                                                                 \
+    CHECK(result.calls == N * 400 * 4);                                                              \
     CHECK(result.violations == 0);                                                                   \
     CHECK(result.errors == 0);                                                                       \
   }
@@ -141,3 +38,49 @@ outcome run_mix(int threads) {
 AM_COLOCATED_STRESS_CASE(1)
 AM_COLOCATED_STRESS_CASE(4)
 AM_COLOCATED_STRESS_CASE(16)
+
+TEST_CASE("colocated mix with every round waited for, and with hundreds of rounds in flight",
+          "[stress][colocated]") {
+  for (int window : {1, 512}) {
+    INFO("window " << window);
+    auto result = run_mix(4, 300, window);
+    CHECK(result.rounds == 4 * 300);
+    CHECK(result.violations == 0);
+    CHECK(result.errors == 0);
+  }
+}
+
+TEST_CASE("a second stress run while one is in progress is refused, not interleaved", "[stress][colocated]") {
+  am::runtime rt(am::test::stress_options());
+  am::tools::stress_config config;
+  config.threads = 2;
+  config.calls = 50;
+  bool refused = false;
+  std::string message;
+  auto report = am::tools::run_stress_mix(config, [&](std::int64_t, std::int64_t) {
+    if (refused)
+      return;
+    try {
+      am::tools::run_stress_mix(config);
+    } catch (const am::runtime_error& e) {
+      refused = true;
+      message = e.what();
+    }
+  });
+  CHECK(refused);
+  CHECK(message.find("another stress run is in progress") != std::string::npos);
+  CHECK(report.violations == 0);
+  CHECK(report.errors == 0);
+}
+
+TEST_CASE("stress configurations out of range are refused with the field's name", "[stress][colocated]") {
+  am::tools::stress_config c;
+  c.threads = 0;
+  CHECK_THROWS_WITH(am::tools::check_stress_config(c), Catch::Contains("--threads must be 1..1024"));
+  c.threads = 2;
+  c.calls = 1000000;
+  CHECK_THROWS_WITH(am::tools::check_stress_config(c), Catch::Contains("--calls must be 1..999999"));
+  c.calls = 10;
+  c.colocated = c.arrays = false;
+  CHECK_THROWS_WITH(am::tools::check_stress_config(c), Catch::Contains("the mix is empty"));
+}

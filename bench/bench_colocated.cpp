@@ -1,0 +1,275 @@
+// Colocated call benchmark (issue 9, item 7): the round trip of a colocated call (call, then wait
+// for its output) against raw CAF request/response round trips and Ray's synchronous actor call,
+// and asynchronous colocated call throughput from several threads against Ray's asynchronous
+// actor calls, all measured in the same run.
+//
+//   ./build/bench/bench_colocated [--rounds N] [--threads T] [--calls C] [--processes P]
+//                                 [--ray-python PATH | --no-ray] [--ray-script PATH] [--worker-program PATH]
+//
+// Ray runs in a child process (bench/ray_peer.py, with --ray-python, else $AM_RAY_PYTHON, else
+// /work/venv-ray/bin/python, else python3); without Ray installed it is skipped with a message.
+// With --processes P (P >= 2) the benchmark starts P-1 `actormesh worker` processes on loopback,
+// runs as their controller and measures the colocated round trip to a worker's CPU device too.
+#include <actormesh.hpp>
+
+#include <caf/all.hpp>
+
+#include "bench_flags.hpp"
+#include "bench_report.hpp"
+#include "tools/worker_processes.hpp"
+
+#include <fmt/core.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using am::bench::int_flag;
+using am::bench::percentile;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using ping_atom = caf::atom_constant<caf::atom("ping")>;
+
+double micros(clock_type::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+/// The text after `name` on the command line, or `fallback`.
+std::string text_flag(int argc, char** argv, const char* name, std::string fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0)
+      return argv[i + 1];
+  return fallback;
+}
+
+bool has_flag(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0)
+      return true;
+  return false;
+}
+
+/// The function every call runs: returns its input (the round trip is the call path alone).
+const auto identity = am::colocated_python("bench.identity", [](const am::array& x) { return x; });
+
+/// An object whose method returns its input.
+struct echo_object {
+  am::array echo(const am::array& x) { return x; }
+};
+const auto echo_class = am::colocated_python_class<echo_object>("bench.echo").def("echo", &echo_object::echo);
+
+am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
+
+/// A scalar on `d`.
+am::array scalar_on(const am::device& d) {
+  am::mesh m({1}, {d}, {"x"});
+  return am::device_put(am::host_array::scalar(1), am::make_named_sharding(m, am::P()));
+}
+
+/// `rounds` timed round trips of `call` (after 200 untimed ones), in microseconds.
+template <class Call>
+std::vector<double> round_trips(int rounds, Call&& call) {
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(rounds));
+  for (int i = 0; i < rounds + 200; ++i) {
+    auto start = clock_type::now();
+    call();
+    if (i >= 200)
+      samples.push_back(micros(clock_type::now() - start));
+  }
+  return samples;
+}
+
+/// Asynchronous calls from `threads` threads, `calls` each, every thread waiting for its outputs
+/// at the end; calls per second over all threads.
+double async_throughput(const am::colocated_function<am::array(am::array)>& f, const am::device& d, int threads,
+                        int calls) {
+  std::vector<std::thread> workers;
+  auto start = clock_type::now();
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&] {
+      auto x = scalar_on(d);
+      std::vector<am::array> outs;
+      outs.reserve(static_cast<std::size_t>(calls));
+      for (int i = 0; i < calls; ++i)
+        outs.push_back(f(x));
+      for (auto& y : outs)
+        y.block_until_ready();
+    });
+  for (auto& w : workers)
+    w.join();
+  return threads * calls / std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Raw CAF: a scoped_actor's blocking request to an actor (detached: a thread of its own, as a
+/// colocated lane is; else on the scheduler), per round trip.
+std::vector<double> caf_round_trips(caf::actor_system& sys, int rounds, bool detached) {
+  auto behavior = [](caf::event_based_actor*) -> caf::behavior { return {[](ping_atom, int v) { return v + 1; }}; };
+  auto echo = detached ? sys.spawn<caf::detached>(behavior) : sys.spawn(behavior);
+  caf::scoped_actor self{sys};
+  auto samples = round_trips(rounds, [&] {
+    self->request(echo, caf::infinite, ping_atom::value, 1).receive([](int) {}, [](caf::error&) {});
+  });
+  caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
+  return samples;
+}
+
+struct ray_figures {
+  double median_us = 0;
+  double p99_us = 0;
+  double async_per_s = 0;
+};
+
+/// Runs bench/ray_peer.py; nothing (after a message) when Ray is not there or fails.
+std::optional<ray_figures> run_ray(const std::string& python, const std::string& script, int rounds, int calls) {
+  auto command = fmt::format("'{}' '{}' --rounds {} --async-calls {} 2>&1", python, script, rounds, calls);
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) {
+    fmt::print("  Ray: skipped (cannot run {})\n", python);
+    return std::nullopt;
+  }
+  std::string text;
+  std::array<char, 4096> chunk{};
+  while (std::fgets(chunk.data(), chunk.size(), pipe))
+    text += chunk.data();
+  int status = ::pclose(pipe);
+  ray_figures r;
+  auto number = [&](const char* label) {
+    auto at = text.find(label);
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + std::strlen(label)));
+  };
+  r.median_us = number("ray sync median us: ");
+  r.p99_us = number("ray sync p99 us: ");
+  r.async_per_s = number("ray async calls/s: ");
+  if (status != 0 || r.median_us < 0 || r.async_per_s < 0) {
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    auto last = text.find_last_of('\n');
+    fmt::print("  Ray: skipped ({}: {})\n", python,
+               text.empty() ? "no output" : text.substr(last == std::string::npos ? 0 : last + 1));
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::string default_ray_python() {
+  if (const char* p = std::getenv("AM_RAY_PYTHON"))
+    return p;
+  if (std::filesystem::exists("/work/venv-ray/bin/python"))
+    return "/work/venv-ray/bin/python";
+  return "python3";
+}
+
+void print_line(const char* what, const std::vector<double>& s, double reference_median) {
+  double med = percentile(s, 0.5);
+  fmt::print("  {:<52} {:9.2f} us (p99 {:9.2f})", what, med, percentile(s, 0.99));
+  if (reference_median > 0)
+    fmt::print("   peer/colocated time {:.2f}", med / reference_median);
+  fmt::print("\n");
+}
+
+int run(int argc, char** argv) {
+  const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 5000));
+  const int threads = static_cast<int>(int_flag(argc, argv, "--threads", 4));
+  const int calls = static_cast<int>(int_flag(argc, argv, "--calls", 20000));
+  const int processes = static_cast<int>(int_flag(argc, argv, "--processes", 1));
+  if (rounds < 1 || threads < 1 || calls < 1 || processes < 1)
+    throw am::value_error("--rounds, --threads, --calls and --processes must be at least 1");
+
+  std::optional<am::tools::worker_processes> workers;
+  am::options opts;
+  opts.use_gpus = false;
+  opts.cpu_devices = 1;
+  if (processes > 1) {
+    auto program = text_flag(argc, argv, "--worker-program",
+                             (std::filesystem::path(am::tools::running_executable()).parent_path().parent_path()
+                              / "tools" / "actormesh")
+                               .string());
+    int port = am::tools::free_loopback_port();
+    workers.emplace(program, processes, port, 1);
+    opts.role = am::process_role::controller;
+    opts.coordinator_address = "127.0.0.1:" + std::to_string(port);
+    opts.process_id = 0;
+    opts.num_processes = processes;
+  }
+  am::runtime rt(argc, argv, opts);
+  auto here = am::local_devices()[0];
+  auto f = identity.specialize({.out_specs_fn = same_as_first});
+  auto x = scalar_on(here);
+
+  fmt::print("actormesh colocated call benchmark ({} rounds; {} threads x {} asynchronous calls; {} cores; "
+             "{} process(es))\n",
+             rounds, threads, calls, std::thread::hardware_concurrency(), processes);
+  auto colocated = round_trips(rounds, [&] { f(x).block_until_ready(); });
+  auto obj = echo_class();
+  auto echo = obj.method<am::array(am::array)>("echo").specialize({.out_specs_fn = same_as_first});
+  auto method = round_trips(rounds, [&] { echo(x).block_until_ready(); });
+  auto bare = round_trips(rounds, [] { am::host_call([] {}).get(); });
+
+  caf::actor_system_config cfg;
+  caf::actor_system peer_system{cfg};
+  auto caf_detached = caf_round_trips(peer_system, rounds, true);
+  auto caf_scheduled = caf_round_trips(peer_system, rounds, false);
+
+  double med = percentile(colocated, 0.5);
+  fmt::print("round trip in one process (call, then wait for the output), median:\n");
+  print_line("colocated function call", colocated, 0);
+  print_line("colocated method call", method, med);
+  print_line("bare host lane call (host_call of an empty task)", bare, med);
+  print_line("raw CAF scoped_actor request to a detached actor", caf_detached, med);
+  print_line("raw CAF scoped_actor request to a scheduled actor", caf_scheduled, med);
+
+  std::optional<std::vector<double>> remote;
+  if (processes > 1) {
+    auto there = am::devices().back();
+    try {
+      auto xr = scalar_on(there);
+      remote = round_trips(rounds, [&] { f(xr).block_until_ready(); });
+      fmt::print("round trip across processes (controller -> worker {} on loopback), median:\n",
+                 there.process_index);
+      print_line("colocated function call", *remote, 0);
+    } catch (const am::error& e) {
+      fmt::print("round trip across processes: not measured: {}\n", e.what());
+    }
+  }
+
+  double rate = async_throughput(f, here, threads, calls);
+  fmt::print("asynchronous colocated calls from {} threads: {:.0f} calls/s\n", threads, rate);
+
+  std::optional<ray_figures> ray;
+  if (has_flag(argc, argv, "--no-ray"))
+    fmt::print("  Ray: skipped (--no-ray)\n");
+  else
+    ray = run_ray(text_flag(argc, argv, "--ray-python", default_ray_python()),
+                  text_flag(argc, argv, "--ray-script", AM_BENCH_SOURCE_DIR "/ray_peer.py"), std::min(rounds, 2000),
+                  std::min(calls * threads, 20000));
+  if (ray) {
+    fmt::print("Ray actor calls (bench/ray_peer.py, same run):\n");
+    fmt::print("  {:<52} {:9.2f} us (p99 {:9.2f})   peer/colocated time {:.1f}\n", "synchronous call",
+               ray->median_us, ray->p99_us, ray->median_us / med);
+    fmt::print("  {:<52} {:9.0f} calls/s   colocated/Ray rate {:.1f}\n", "asynchronous calls", ray->async_per_s,
+               rate / ray->async_per_s);
+  }
+  fmt::print("targets: median round trip <= 10 us in one process ({:.2f} us: {})", med, med <= 10 ? "met" : "missed");
+  if (remote)
+    fmt::print(", <= 150 us across processes ({:.2f} us: {})", percentile(*remote, 0.5),
+               percentile(*remote, 0.5) <= 150 ? "met" : "missed");
+  if (ray)
+    fmt::print(", throughput >= 100x Ray's ({:.0f}x: {})", rate / ray->async_per_s,
+               rate >= 100 * ray->async_per_s ? "met" : "missed");
+  fmt::print("\n");
+  rt.stop();
+  if (workers && !workers->wait(std::chrono::seconds(30)))
+    fmt::print("workers did not end cleanly:\n{}", workers->output());
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_colocated", run, argc, argv); }
