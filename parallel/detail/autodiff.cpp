@@ -67,6 +67,15 @@ std::vector<array> value_and_grad_traced(const array_function& f, const std::vec
   std::map<int, array> cts;
   cts.emplace(out_node, filled(1.0, {}, out.dtype(), out.sharding()));
   auto is_wrt = [&](int id) { return std::find(wrt.begin(), wrt.end(), id) != wrt.end(); };
+  // Nodes whose value depends on a differentiated argument: only they need cotangents.
+  auto& nodes = t->recorded().nodes;
+  std::vector<bool> depends(static_cast<std::size_t>(out_node) + 1, false);
+  for (int id = lowest; id <= out_node; ++id) {
+    bool d = is_wrt(id);
+    for (int m : nodes[static_cast<std::size_t>(id)].operands)
+      d = d || (m >= lowest && depends[static_cast<std::size_t>(m)]);
+    depends[static_cast<std::size_t>(id)] = d;
+  }
   for (int id = out_node; id >= lowest; --id) {
     auto it = cts.find(id);
     if (it == cts.end() || is_wrt(id))
@@ -76,13 +85,16 @@ std::vector<array> value_and_grad_traced(const array_function& f, const std::vec
         || n.kind == node_kind::iota)
       continue;
     std::vector<array> operands;
-    for (int m : n.operands)
+    std::vector<bool> wanted;
+    for (int m : n.operands) {
       operands.push_back(tracer_of(*t, m));
+      wanted.push_back(m >= lowest && depends[static_cast<std::size_t>(m)]);
+    }
     auto ct = it->second;
-    auto contributions = vjp(n, operands, tracer_of(*t, id), ct);
+    auto contributions = vjp(n, operands, tracer_of(*t, id), ct, wanted);
     for (std::size_t k = 0; k < n.operands.size(); ++k) {
       int m = n.operands[k];
-      if (!contributions[k] || m < lowest)
+      if (!contributions[k] || !wanted[k])
         continue;
       auto found = cts.find(m);
       if (found == cts.end())

@@ -117,7 +117,9 @@ array take_rows(const array& x, const std::vector<std::int64_t>& rows, const sha
   return apply(std::move(n), {x});
 }
 
-std::vector<maybe> vjp(const node& n, const std::vector<array>& in, const array& out, const array& g) {
+std::vector<maybe> vjp(const node& n, const std::vector<array>& in, const array& out, const array& g,
+                       const std::vector<bool>& wanted) {
+  auto want = [&](std::size_t k) { return k >= wanted.size() || wanted[k]; };
   switch (n.kind) {
     case node_kind::elementwise: return elementwise_vjp(n, in, out, g);
     case node_kind::broadcast: return {broadcast_vjp(g, in[0])};
@@ -140,15 +142,26 @@ std::vector<maybe> vjp(const node& n, const std::vector<array>& in, const array&
       auto counts = unreduce(sum(hits, n.attrs), n, x);
       return {unreduce(g, n, x) * hits / counts};
     }
-    case node_kind::dot: return {dot_like(g, transpose(in[1])), dot_like(transpose(in[0]), g)};
+    case node_kind::dot: {
+      std::vector<maybe> r(2);
+      if (want(0))
+        r[0] = dot_like(g, transpose(in[1]));
+      if (want(1))
+        r[1] = dot_like(transpose(in[0]), g);
+      return r;
+    }
     case node_kind::batch_dot: {
       // Per batch row as for dot; a y shared by every row sums its rows' gradients.
       auto& x = in[0];
       auto& y = in[1];
-      auto xt = transpose(x, {0, 2, 1});
-      if (y.ndim() == 3)
-        return {batch_dot(g, transpose(y, {0, 2, 1}), x.sharding()), batch_dot(xt, g, y.sharding())};
-      return {batch_dot(g, transpose(y), x.sharding()), sum(batch_dot(xt, g, x.sharding()), {0})};
+      std::vector<maybe> r(2);
+      if (want(0))
+        r[0] = batch_dot(g, y.ndim() == 3 ? transpose(y, {0, 2, 1}) : transpose(y), x.sharding());
+      if (want(1)) {
+        auto xt = transpose(x, {0, 2, 1});
+        r[1] = y.ndim() == 3 ? batch_dot(xt, g, y.sharding()) : sum(batch_dot(xt, g, x.sharding()), {0});
+      }
+      return r;
     }
     case node_kind::take: {
       std::vector<std::int64_t> inverse(static_cast<std::size_t>(in[0].shape()[0]), -1);
