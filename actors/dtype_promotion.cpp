@@ -3,6 +3,7 @@
 #include "actors/dtype_promotion.hpp"
 
 #include <array>
+#include <atomic>
 #include <string>
 
 #include "actors/errors.hpp"
@@ -54,6 +55,43 @@ static_assert(symmetric(numpy_table) && symmetric(jax_table));
 dtype promote_types(dtype a, dtype b, promotion_rule rule) noexcept {
   const auto& t = rule == promotion_rule::jax ? jax_table : numpy_table;
   return t[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
+}
+
+namespace {
+std::atomic<promotion_rule> array_rule{promotion_rule::jax};
+} // namespace
+
+promotion_rule array_promotion_rule() noexcept {
+  return array_rule.load(std::memory_order_relaxed);
+}
+
+void set_array_promotion_rule(promotion_rule rule) noexcept {
+  array_rule.store(rule, std::memory_order_relaxed);
+}
+
+dtype inexact_dtype(dtype t, promotion_rule rule) noexcept {
+  if (is_floating(t))
+    return t;
+  bool narrow = t == bool_ || t == uint8;
+  if (rule == promotion_rule::numpy)
+    return narrow ? dtype::float16 : float64;
+  return narrow || t == int32 ? float32 : float64;
+}
+
+dtype mean_dtype(dtype t, promotion_rule rule) noexcept {
+  return rule == promotion_rule::jax || is_floating(t) ? inexact_dtype(t, rule) : float64;
+}
+
+dtype true_divide_dtype(dtype t, promotion_rule rule) noexcept {
+  return mean_dtype(t, rule);
+}
+
+dtype sum_dtype(dtype t) noexcept {
+  return t == bool_ || t == uint8 || t == int32 ? int64 : t;
+}
+
+dtype square_dtype(dtype t) noexcept {
+  return t == bool_ ? int32 : t;
 }
 
 dtype promote_with_scalar(dtype array_dtype, scalar_kind kind) noexcept {

@@ -1,8 +1,8 @@
 /// Which dtype an operation on two dtypes yields (numpy's or JAX's promotion), and the mapping between
 /// dtypes and the C++ types that hold their elements.
 ///
-/// numpy is the default rule because host data follows numpy; JAX's rule is offered for the device
-/// arrays, which mirror jax.numpy. Python scalars are "weak" as in numpy 2 (NEP 50) and JAX: they take
+/// Host data (am::host_array) follows numpy; the device arrays (am::array) follow jax.numpy by
+/// default (array_promotion_rule), with numpy's rule available as an option. Python scalars are "weak" as in numpy 2 (NEP 50) and JAX: they take
 /// the array's dtype unless their kind is higher (a float scalar with an integer array).
 #pragma once
 
@@ -31,6 +31,53 @@ enum class promotion_rule : std::uint8_t {
 
 /// The dtype numpy (or JAX) gives an operation on values of dtypes `a` and `b`; symmetric.
 dtype promote_types(dtype a, dtype b, promotion_rule rule = promotion_rule::numpy) noexcept;
+
+/// The rule the device-array operations (am::array: elementwise operations, division, float functions
+/// of integers, mean) follow: `promotion_rule::jax` unless set otherwise, as jax.numpy does; process
+/// wide, like jax's `jax_numpy_dtype_promotion` setting. Host arrays (am::host_array) always follow numpy.
+promotion_rule array_promotion_rule() noexcept;
+
+/// Sets the rule of array_promotion_rule() for the whole process (safe from any thread; operations
+/// already traced keep the dtypes they were given).
+void set_array_promotion_rule(promotion_rule rule) noexcept;
+
+/// Sets array_promotion_rule() for the life of the object and restores the previous rule after it.
+class array_promotion_scope {
+public:
+  /// Makes `rule` the array rule until this object ends.
+  explicit array_promotion_scope(promotion_rule rule) noexcept : previous_(array_promotion_rule()) {
+    set_array_promotion_rule(rule);
+  }
+  ~array_promotion_scope() { set_array_promotion_rule(previous_); }
+  array_promotion_scope(const array_promotion_scope&) = delete;
+  array_promotion_scope& operator=(const array_promotion_scope&) = delete;
+
+private:
+  promotion_rule previous_;
+};
+
+/// The float dtype that true division and the float functions (sin, sqrt, ...) compute a dtype in,
+/// and that mean gives: a float dtype stays; otherwise jax.numpy (x64) gives float32 for bool, uint8
+/// and int32 and float64 for int64, and numpy gives float16 for bool and uint8 and float64 for int32
+/// and int64 (numpy's mean and true division give float64 for every non-float dtype: see
+/// mean_dtype and true_divide_dtype).
+dtype inexact_dtype(dtype t, promotion_rule rule) noexcept;
+
+/// The dtype of mean over values of dtype `t`: inexact_dtype under JAX's rule, float64 for any
+/// non-float dtype under numpy's.
+dtype mean_dtype(dtype t, promotion_rule rule) noexcept;
+
+/// The dtype true division of operands promoted to `t` gives: as mean_dtype.
+dtype true_divide_dtype(dtype t, promotion_rule rule) noexcept;
+
+/// The dtype of sum over values of dtype `t` (both rules): bool, uint8 and int32 sum as int64
+/// (numpy and JAX give uint64 for uint8, which actormesh lacks; int64 holds every such sum of fewer
+/// than 2**55 elements exactly).
+dtype sum_dtype(dtype t) noexcept;
+
+/// The dtype of square(x) for x of dtype `t`: bool squares as int32 under JAX (x * x of bools is
+/// an integer; numpy gives int8, which actormesh lacks, so int32 there too); any other dtype stays.
+dtype square_dtype(dtype t) noexcept;
 
 /// The kind of a Python-style scalar operand (a C++ literal in a mixed array-scalar operation).
 enum class scalar_kind : std::uint8_t {

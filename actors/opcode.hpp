@@ -16,7 +16,9 @@ enum class opcode : std::uint8_t {
   parameter, ///< input buffer number `index`
   constant,  ///< every element = `scalar`
   iota,      ///< element i (row-major) = i
-  random_uniform, ///< uniform in [0, 1) from a counter-based generator; attrs: key, rank r,
+  random_uniform, ///< uniform in [0, 1) of a float dtype, JAX's random bits of an integer dtype
+                  ///< (jax.random.bits; int32/int64 hold uint32/uint64 bits), from JAX's
+                  ///< threefry2x32 (devices/detail/random_counter.hpp); attrs: key, rank r,
                   ///< r global dims, r offsets of this shard; element value depends only on the key
                   ///< and its global index, so every sharding gives the same array
   random_normal,  ///< standard normal, same attrs and guarantee as random_uniform

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <numeric>
 #include <sstream>
 
@@ -65,11 +66,13 @@ std::string check_instruction(const instruction& ins, const std::vector<const va
   switch (ins.op) {
     case opcode::random_uniform:
     case opcode::random_normal: {
-      if (!is_floating(out.dtype))
-        return "random values need a floating dtype";
-      if (ins.attrs.size() < 2 || static_cast<std::int64_t>(ins.attrs.size()) != 2 + 2 * ins.attrs[1]
-          || ins.attrs[1] != rank)
-        return "random attributes must be key, rank, global dims, offsets";
+      if (!is_floating(out.dtype) && (ins.op == opcode::random_normal || out.dtype == dtype::bool_))
+        return ins.op == opcode::random_normal ? "random normal values need a floating dtype"
+                                               : "random bits need an integer or floating dtype";
+      auto count = static_cast<std::int64_t>(ins.attrs.size());
+      bool ranged = ins.op == opcode::random_uniform && is_floating(out.dtype);
+      if (count < 2 || ins.attrs[1] != rank || (count != 2 + 2 * rank && !(ranged && count == 4 + 2 * rank)))
+        return "random attributes must be key, rank, global dims, offsets (and low, span for a float uniform)";
       for (std::int64_t d = 0; d < rank; ++d)
         if (ins.attrs[2 + rank + d] < 0 || ins.attrs[2 + rank + d] + out.shape[d] > ins.attrs[2 + d])
           return "random block lies outside the global shape";
@@ -380,12 +383,15 @@ std::int32_t program_builder::dot(std::int32_t x, std::int32_t y) {
 }
 
 std::int32_t program_builder::random(opcode op, value_type type, std::uint64_t key,
-                                     const shape_t& global_shape, const std::vector<std::int64_t>& offsets) {
+                                     const shape_t& global_shape, const std::vector<std::int64_t>& offsets,
+                                     const std::vector<double>& range) {
   if (op != opcode::random_uniform && op != opcode::random_normal)
     throw value_error(std::string(opcode_name(op)) + " is not a random source");
   std::vector<std::int64_t> attrs{static_cast<std::int64_t>(key), static_cast<std::int64_t>(global_shape.size())};
   attrs.insert(attrs.end(), global_shape.begin(), global_shape.end());
   attrs.insert(attrs.end(), offsets.begin(), offsets.end());
+  for (double v : range)
+    attrs.push_back(std::bit_cast<std::int64_t>(v));
   return push(instruction{op, std::move(type), {}, 0, 0, std::move(attrs)});
 }
 

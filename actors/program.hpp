@@ -107,9 +107,11 @@ public:
   std::int32_t dot(std::int32_t x, std::int32_t y);
 
   /// random_uniform / random_normal values for the block of a global array of `global_shape` that
-  /// starts at `offsets` and has the shape of `type`.
+  /// starts at `offsets` and has the shape of `type`. `range`, for float random_uniform only, is
+  /// {low, span}: the values become max(low, u * span + low) as jax.random.uniform computes them
+  /// (both already rounded to the dtype; see devices/detail/random_counter.hpp).
   std::int32_t random(opcode op, value_type type, std::uint64_t key, const shape_t& global_shape,
-                      const std::vector<std::int64_t>& offsets);
+                      const std::vector<std::int64_t>& offsets, const std::vector<double>& range = {});
 
   /// Marks a value as an output of the program.
   void output(std::int32_t value);

@@ -16,7 +16,7 @@ array tanh(const array& x) { return detail::unary_float(opcode::tanh, x); }
 array exp(const array& x) { return detail::unary_float(opcode::exp, x); }
 array log(const array& x) { return detail::unary_float(opcode::log, x); }
 array sqrt(const array& x) { return detail::unary_float(opcode::sqrt, x); }
-array square(const array& x) { return detail::unary(opcode::square, x); }
+array square(const array& x) { return detail::unary(opcode::square, detail::convert(x, square_dtype(x.dtype()))); }
 
 #define AM_BINARY_OP(fn, code)                                                                     \
   array fn(const array& x, const array& y) { return detail::binary(code, operand(x), operand(y)); } \

@@ -1,5 +1,6 @@
 #include "sharding/reductions.hpp"
 
+#include "actors/dtype_promotion.hpp"
 #include "sharding/detail/axes.hpp"
 #include "sharding/detail/elementwise.hpp"
 #include "sharding/detail/graph.hpp"
@@ -32,11 +33,6 @@ array reduce(opcode op, const array& x, std::vector<std::int64_t> axes) {
   return detail::apply(std::move(n), {x});
 }
 
-/// numpy's accumulator for sum: bool and integers narrower than int64 sum as int64.
-am::dtype sum_dtype(am::dtype t) {
-  return (t == am::dtype::bool_ || t == am::dtype::uint8 || t == am::dtype::int32) ? am::dtype::int64 : t;
-}
-
 std::int64_t count_over(const array& x, const std::vector<std::int64_t>& axes) {
   std::int64_t n = 1;
   for (auto a : detail::normalize_axes(axes, x.ndim()))
@@ -61,7 +57,7 @@ array mean(const array& x) { return mean(x, all_axes(x)); }
 
 array mean(const array& x, std::vector<std::int64_t> axes) {
   auto n = count_over(x, axes);
-  auto t = is_floating(x.dtype()) ? x.dtype() : am::dtype::float64;
+  auto t = mean_dtype(x.dtype(), array_promotion_rule());
   auto total = reduce(opcode::reduce_sum, detail::convert(x, t), std::move(axes));
   return divide(total, scalar(static_cast<double>(n)));
 }

@@ -4,7 +4,10 @@
 #include "devices/detail/dtype_dispatch.hpp"
 #include "devices/detail/random_counter.hpp"
 
+#include <bit>
 #include <cstring>
+#include <string>
+#include <type_traits>
 
 namespace am::detail {
 
@@ -73,25 +76,61 @@ void gather_impl(const tile_call& c) {
   }
 }
 
-/// The random value of global element `g` as T.
+/// True for the float element types.
+template <class T>
+constexpr bool is_float_v = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, float16>
+                            || std::is_same_v<T, bfloat16>;
+
+/// The mantissa bits of a 16- or 32-bit float type, for the generator.
+template <class T>
+constexpr int mantissa_bits = std::is_same_v<T, float> ? 23 : std::is_same_v<T, float16> ? 10 : 7;
+
+/// The random value of global element `g` as T (devices/detail/random_counter.hpp): a uniform or
+/// normal value of a float T, JAX's random bits of an integer T.
 template <class T, bool normal>
 struct random_value {
   std::uint64_t key;
-  std::uint64_t cached_block = ~std::uint64_t{0};
-  rng::philox_block block{};
+  const random_params* range; ///< non-null for a float uniform with JAX's minval / maxval
 
-  T operator()(std::uint64_t g) {
-    if constexpr (normal) {
-      return convert_element<T>(rng::normal_float64(key, g));
+  T operator()(std::uint64_t g) const {
+    if constexpr (!normal && is_float_v<T>) {
+      if (range != nullptr)
+        return in_range(unit(g));
+    }
+    return unit(g);
+  }
+
+private:
+  /// max(low, u * span + low) as jax.random.uniform computes it.
+  T in_range(T u) const {
+    if constexpr (std::is_same_v<T, float>)
+      return rng::in_range_float32(u, static_cast<float>(range->span), static_cast<float>(range->low));
+    else if constexpr (std::is_same_v<T, double>)
+      return rng::in_range_float64(u, range->span, range->low);
+    else {
+      T low = T(range->low);
+      T v = u * T(range->span) + low; // 16-bit types round after each operation
+      return static_cast<float>(v) < static_cast<float>(low) ? low : v;
+    }
+  }
+
+  T unit(std::uint64_t g) const {
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+      return static_cast<std::uint8_t>(rng::bits32(key, g));
+    } else if constexpr (std::is_same_v<T, std::int32_t>) {
+      return static_cast<std::int32_t>(rng::bits32(key, g));
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+      return static_cast<std::int64_t>(rng::bits64(key, g));
     } else if constexpr (std::is_same_v<T, double>) {
-      return rng::uniform_float64(key, g);
+      return normal ? rng::normal_float64(key, g) : rng::uniform_float64(key, g);
+    } else if constexpr (std::is_same_v<T, float>) {
+      return normal ? rng::normal_float32(key, g) : rng::uniform_float32(key, g);
     } else {
-      constexpr int bits = std::is_same_v<T, float> ? 24 : std::is_same_v<T, float16> ? 11 : 8;
-      if ((g >> 2) != cached_block) {
-        cached_block = g >> 2;
-        block = rng::philox_at(cached_block, 0u, key);
-      }
-      return T(rng::word_to_unit_float(block.w[g & 3u], bits));
+      constexpr int m = mantissa_bits<T>;
+      if constexpr (normal)
+        return T(rng::normal_erf_inv32(key, g, 16, m)) * T(1.41421356f);
+      else
+        return T(rng::uniform_unit32(key, g, 16, m));
     }
   }
 };
@@ -101,7 +140,7 @@ void random_impl(const tile_call& c) {
   auto& p = *static_cast<const random_params*>(c.params);
   auto* dst = static_cast<T*>(c.dst);
   auto r = static_cast<int>(p.shape.size());
-  random_value<T, normal> value{p.key};
+  random_value<T, normal> value{p.key, p.ranged ? &p : nullptr};
   if (r == 0) {
     if (c.n > 0)
       dst[0] = value(0);
@@ -194,8 +233,12 @@ tile_kernel random_kernel(opcode op, dtype type) {
     case dtype::bfloat16: return normal ? random_impl<bfloat16, true> : random_impl<bfloat16, false>;
     case dtype::float32: return normal ? random_impl<float, true> : random_impl<float, false>;
     case dtype::float64: return normal ? random_impl<double, true> : random_impl<double, false>;
-    default: throw value_error("random values need a floating dtype");
+    case dtype::uint8: if (!normal) return random_impl<std::uint8_t, false>; break;
+    case dtype::int32: if (!normal) return random_impl<std::int32_t, false>; break;
+    case dtype::int64: if (!normal) return random_impl<std::int64_t, false>; break;
+    default: break;
   }
+  throw value_error("no " + std::string(opcode_name(op)) + " values of dtype " + std::string(name(type)));
 }
 
 tile_kernel gather_kernel(dtype type) {
@@ -245,7 +288,12 @@ random_params make_random(const std::vector<std::int64_t>& attrs, const shape_t&
   p.key = static_cast<std::uint64_t>(attrs[0]);
   auto r = static_cast<std::size_t>(attrs[1]);
   shape_t global(attrs.begin() + 2, attrs.begin() + 2 + static_cast<std::ptrdiff_t>(r));
-  p.offsets.assign(attrs.begin() + 2 + static_cast<std::ptrdiff_t>(r), attrs.end());
+  p.offsets.assign(attrs.begin() + 2 + static_cast<std::ptrdiff_t>(r), attrs.begin() + 2 + 2 * static_cast<std::ptrdiff_t>(r));
+  if (attrs.size() == 4 + 2 * r) {
+    p.ranged = true;
+    p.low = std::bit_cast<double>(attrs[2 + 2 * r]);
+    p.span = std::bit_cast<double>(attrs[3 + 2 * r]);
+  }
   p.global_strides = row_major_strides(global);
   p.shape = shape;
   if (r > static_cast<std::size_t>(max_rank))

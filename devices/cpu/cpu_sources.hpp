@@ -33,6 +33,9 @@ struct random_params {
   shape_t shape;                            ///< the local block
   std::vector<std::int64_t> offsets;        ///< where the block starts in the global array
   std::vector<std::int64_t> global_strides; ///< row-major strides of the global array
+  bool ranged = false;                      ///< a float uniform in [low, low + span): JAX's range
+  double low = 0;                           ///< minval, rounded to the dtype
+  double span = 1;                          ///< maxval - minval, computed in the dtype
 };
 
 /// `value` converted to `type`, as a constant's parameters.

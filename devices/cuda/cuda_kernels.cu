@@ -42,7 +42,11 @@ __global__ void random_kernel(storage_t<D>* dst, amd::i64 n, random_layout layou
       global += (r % layout.local[d]) * layout.global_strides[d];
       r /= layout.local[d];
     }
-    dst[i] = amd::dt<D>::store(amd::random_value<D, NORMAL>(layout.key, global));
+    auto v = amd::random_value<D, NORMAL>(layout.key, global);
+    if constexpr (!NORMAL && amd::dt<D>::kind == amd::k_float)
+      if (layout.ranged)
+        v = amd::random_in_range<D>(v, layout.low, layout.span);
+    dst[i] = amd::dt<D>::store(v);
   }
 }
 
@@ -100,7 +104,10 @@ void random(opcode op, void* dst, dtype type, std::int64_t n, const random_layou
                                 : launch(std::integral_constant<int, 6>{}, std::integral_constant<int, 0>{}); break;
     case dtype::float64: normal ? launch(std::integral_constant<int, 7>{}, std::integral_constant<int, 1>{})
                                 : launch(std::integral_constant<int, 7>{}, std::integral_constant<int, 0>{}); break;
-    default: break; // programs only allow float dtypes here
+    case dtype::uint8: if (!normal) launch(std::integral_constant<int, 1>{}, std::integral_constant<int, 0>{}); break;
+    case dtype::int32: if (!normal) launch(std::integral_constant<int, 2>{}, std::integral_constant<int, 0>{}); break;
+    case dtype::int64: if (!normal) launch(std::integral_constant<int, 3>{}, std::integral_constant<int, 0>{}); break;
+    default: break; // programs allow only these dtypes here (random bits of the integer ones)
   }
 }
 

@@ -52,6 +52,9 @@ struct random_layout {
   int rank = 0;
   std::int64_t local[layout_rank] = {};
   std::int64_t global_strides[layout_rank] = {};
+  int ranged = 0;   ///< 1 for a float uniform with JAX's range: max(low, u * span + low)
+  double low = 0;   ///< minval, rounded to the dtype
+  double span = 1;  ///< maxval - minval, computed in the dtype
 };
 
 /// random_uniform / random_normal values of a float `type` (devices/detail/random_counter.hpp).

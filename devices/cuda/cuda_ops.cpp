@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace am::detail::cuda {
@@ -101,6 +102,11 @@ random_layout random_of(const instruction& ins) {
     l.base += ins.attrs[2 + rank + d] * gst[d];
     l.local[d] = ins.type.shape[d];
     l.global_strides[d] = gst[d];
+  }
+  if (ins.attrs.size() == 4 + 2 * rank) {
+    l.ranged = 1;
+    l.low = std::bit_cast<double>(ins.attrs[2 + 2 * rank]);
+    l.span = std::bit_cast<double>(ins.attrs[3 + 2 * rank]);
   }
   return l;
 }

@@ -223,8 +223,17 @@ private:
     auto idx = named("g", j);
     emit_index(body_, idx, ins.type.shape, strides_of(global));
     bool normal = ins.op == opcode::random_normal;
-    body_ << decl << " = amd::random_value<" << code_of(ins.type.dtype) << ", " << (normal ? 1 : 0)
-          << ">(key" << j << ", " << idx << " + base" << j << ");\n";
+    std::ostringstream value;
+    value << "amd::random_value<" << code_of(ins.type.dtype) << ", " << (normal ? 1 : 0) << ">(key" << j << ", "
+          << idx << " + base" << j << ")";
+    if (ins.attrs.size() == 4 + 2 * rank) { // a float uniform with JAX's range: low, span by their bits
+      auto bits = [](std::int64_t b) {
+        return "__longlong_as_double((long long)" + std::to_string(static_cast<std::uint64_t>(b)) + "ULL)";
+      };
+      value.str("amd::random_in_range<" + code_of(ins.type.dtype) + ">(" + value.str() + ", "
+                + bits(ins.attrs[2 + 2 * rank]) + ", " + bits(ins.attrs[3 + 2 * rank]) + ")");
+    }
+    body_ << decl << " = " << value.str() << ";\n";
   }
 
   const program& p_;

@@ -1,25 +1,29 @@
-/// The counter-based random generator of random_uniform / random_normal and of key splitting.
+/// JAX's random generator: threefry2x32 with JAX's partitionable layout (jax_threefry_partitionable,
+/// the default in current JAX), used by random_uniform / random_normal / random bits and by key
+/// splitting and folding.
 ///
-/// Every value is a pure function of (key, global linear index), so any sharding of an array, any
-/// block split and any device (CPU or CUDA) gives the same values. This header compiles as C++20 host
-/// code and as CUDA C++17 device code (functions are AM_HOST_DEVICE; no std:: calls).
+/// Every value is a pure function of (key, global row-major linear index), so any sharding of an
+/// array, any block split and any device (CPU or CUDA) gives the same values, and they are JAX's:
+/// tests/unit/test_jax_random.cpp compares them with a table JAX itself wrote
+/// (tools/gen_jax_random_table.py). This header compiles as C++20 host code and as CUDA C++17 device
+/// code (functions are AM_HOST_DEVICE; no std:: calls).
 ///
-/// Exact definition (the CUDA path must match the float32 uniform bit for bit):
-///   philox(c0..c3; k0, k1): Philox-4x32-10 (Salmon et al., SC'11; Random123's philox4x32_10):
-///     10 rounds of  (hi0,lo0) = M0*c0, (hi1,lo1) = M1*c2  (32x32 -> 64-bit products),
-///                   c = (hi1^c1^k0, lo1, hi0^c3^k1, lo0),
-///     with the key bumped by (W0, W1) between rounds; M0 = 0xD2511F53, M1 = 0xCD9E8D57,
-///     W0 = 0x9E3779B9, W1 = 0xBB67AE85. The 64-bit key gives k0 = low 32 bits, k1 = high 32 bits.
-///   i = the element's global row-major linear index (64-bit).
-///   uniform, 32-bit-word types (float32, float16, bfloat16), p = 24, 11, 8 significant bits:
-///     w = philox(lo(i/4), hi(i/4), 0, 0)[i % 4];  u = (w >> (32 - p)) * 2^-p   in [0, 1), exact.
-///   uniform float64: b = philox(lo(i/2), hi(i/2), 1, 0), j = 2*(i % 2);
-///     u = (((b[j] << 32) | b[j+1]) >> 11) * 2^-53.
-///   normal (every float type): b = philox(lo(i), hi(i), 2, 0);
-///     u1 = ((((b0 << 32) | b1) >> 11) + 1) * 2^-53  in (0, 1],
-///     u2 = (((b2 << 32) | b3) >> 11) * 2^-53         in [0, 1),
-///     z = sqrt(-2 log u1) * cos(2 pi u2) computed in double, then rounded to the element type.
-///   split_key(key, n): b = philox(lo(n), hi(n), 3, 0; key);  (b1 << 32) | b0.
+/// Exact definition:
+///   key: JAX's two uint32 words (k0, k1) of jax.random.key_data, packed as (k0 << 32) | k1.
+///   threefry2x32(k0, k1; x0, x1): Threefry-2x32 with 20 rounds (Salmon et al., SC'11), as
+///     jax.random's threefry2x32 primitive computes it.
+///   bits at index i: (b0, b1) = threefry2x32(key; hi32(i), lo32(i)).
+///     random bits of 8/16/32 bits: low bits of b0 ^ b1; of 64 bits: (b0 << 32) | b1.
+///   uniform [0, 1) of a float type with m mantissa bits and n bits (rng bits r = max(n, 8)):
+///     the top m of the r random bits, times 2^-m (JAX sets them as the mantissa of a float in
+///     [1, 2) and subtracts 1; the same value, exactly).
+///   normal: u = uniform * 2 + lo with lo = nextafter(-1, 0) (exact in the type), then
+///     sqrt(2) * erf_inv(u), erf_inv in float32 for the 16- and 32-bit types (Giles' single
+///     precision polynomial, as XLA evaluates it) and in float64 for float64.
+///   uniform in [minval, maxval): max(lo, u * (hi - lo) + lo) in the type, lo and hi rounded to it
+///     first; for float32 and float64 the multiply-add is fused (one rounding), as XLA does on CPU;
+///     16-bit types round after each operation.
+///   split(key, n)[j] = bits at index j (both words);  fold_in(key, d) = threefry2x32(key; 0, d).
 #pragma once
 
 #include <cstdint>
@@ -38,77 +42,152 @@
 
 namespace am::detail::rng {
 
-/// The four 32-bit words of one Philox block.
-struct philox_block {
-  std::uint32_t w[4];
+/// The two 32-bit words threefry2x32 gives.
+struct word_pair {
+  std::uint32_t w0;
+  std::uint32_t w1;
 };
 
-/// Philox-4x32-10 of counter (c0, c1, c2, c3) under `key` (k0 = low half, k1 = high half).
-AM_HOST_DEVICE inline philox_block philox4x32_10(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2,
-                                                 std::uint32_t c3, std::uint64_t key) {
-  std::uint32_t k0 = static_cast<std::uint32_t>(key);
-  std::uint32_t k1 = static_cast<std::uint32_t>(key >> 32);
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
+/// `v` rotated left by `r` bits (0 < r < 32).
+AM_HOST_DEVICE inline std::uint32_t rotate_left(std::uint32_t v, int r) {
+  return (v << r) | (v >> (32 - r));
+}
+
+/// Threefry-2x32, 20 rounds, of counter words (x0, x1) under key words (k0, k1).
+AM_HOST_DEVICE inline word_pair threefry2x32(std::uint32_t k0, std::uint32_t k1, std::uint32_t x0,
+                                             std::uint32_t x1) {
+  const std::uint32_t ks[3] = {k0, k1, k0 ^ k1 ^ 0x1BD11BDAu};
+  const int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  x0 += ks[0];
+  x1 += ks[1];
+  for (int group = 0; group < 5; ++group) {
+    for (int r = 0; r < 4; ++r) {
+      x0 += x1;
+      x1 = rotate_left(x1, rotations[group % 2][r]);
+      x1 ^= x0;
     }
-    std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
-    std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
-    std::uint32_t hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
-    std::uint32_t hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
+    x0 += ks[(group + 1) % 3];
+    x1 += ks[(group + 2) % 3] + static_cast<std::uint32_t>(group + 1);
   }
-  return philox_block{{c0, c1, c2, c3}};
+  return word_pair{x0, x1};
 }
 
-/// Philox of a 64-bit counter (low, high words) in domain `domain` (third counter word).
-AM_HOST_DEVICE inline philox_block philox_at(std::uint64_t counter, std::uint32_t domain, std::uint64_t key) {
-  return philox4x32_10(static_cast<std::uint32_t>(counter), static_cast<std::uint32_t>(counter >> 32),
-                       domain, 0u, key);
+/// Threefry of the packed key `key` ((k0 << 32) | k1) and counter words (x0, x1).
+AM_HOST_DEVICE inline word_pair threefry(std::uint64_t key, std::uint32_t x0, std::uint32_t x1) {
+  return threefry2x32(static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key), x0, x1);
 }
 
-/// The 32-bit random word of element `index` (shared by the 32-bit-word uniform types).
-AM_HOST_DEVICE inline std::uint32_t uniform_word32(std::uint64_t key, std::uint64_t index) {
-  return philox_at(index >> 2, 0u, key).w[index & 3u];
+/// Both random words of element `index`.
+AM_HOST_DEVICE inline word_pair bits_at(std::uint64_t key, std::uint64_t index) {
+  return threefry(key, static_cast<std::uint32_t>(index >> 32), static_cast<std::uint32_t>(index));
 }
 
-/// A uniform value in [0, 1) with `bits` significant bits (<= 24) from one random word, as float.
-AM_HOST_DEVICE inline float word_to_unit_float(std::uint32_t word, int bits) {
-  return static_cast<float>(word >> (32 - bits)) * (1.0f / static_cast<float>(1u << bits));
+/// The random bits of element `index` for 8-, 16- and 32-bit fields (low bits of the result).
+AM_HOST_DEVICE inline std::uint32_t bits32(std::uint64_t key, std::uint64_t index) {
+  word_pair b = bits_at(key, index);
+  return b.w0 ^ b.w1;
 }
 
-/// Uniform float32 in [0, 1) of element `index` (24 random bits).
+/// The random bits of element `index` for 64-bit fields.
+AM_HOST_DEVICE inline std::uint64_t bits64(std::uint64_t key, std::uint64_t index) {
+  word_pair b = bits_at(key, index);
+  return (static_cast<std::uint64_t>(b.w0) << 32) | b.w1;
+}
+
+/// Uniform [0, 1) of element `index` for a float type of `nbits` (16 or 32) and `nmant` mantissa
+/// bits: 23 (float32), 10 (float16), 7 (bfloat16). Exact in float.
+AM_HOST_DEVICE inline float uniform_unit32(std::uint64_t key, std::uint64_t index, int nbits, int nmant) {
+  int rng_bits = nmant < 8 ? 8 : nbits;
+  std::uint32_t word = bits32(key, index);
+  if (rng_bits < 32)
+    word &= (1u << rng_bits) - 1u;
+  std::uint32_t mantissa = word >> (rng_bits - nmant);
+  return static_cast<float>(mantissa) * (1.0f / static_cast<float>(1u << nmant));
+}
+
+/// Uniform float32 in [0, 1) of element `index`.
 AM_HOST_DEVICE inline float uniform_float32(std::uint64_t key, std::uint64_t index) {
-  return word_to_unit_float(uniform_word32(key, index), 24);
+  return uniform_unit32(key, index, 32, 23);
 }
 
-/// Uniform float64 in [0, 1) of element `index` (53 random bits).
+/// Uniform float64 in [0, 1) of element `index`.
 AM_HOST_DEVICE inline double uniform_float64(std::uint64_t key, std::uint64_t index) {
-  philox_block b = philox_at(index >> 1, 1u, key);
-  unsigned j = 2u * static_cast<unsigned>(index & 1u);
-  std::uint64_t bits = ((static_cast<std::uint64_t>(b.w[j]) << 32) | b.w[j + 1]) >> 11;
-  return static_cast<double>(bits) * (1.0 / 9007199254740992.0);
+  return static_cast<double>(bits64(key, index) >> 12) * (1.0 / 4503599627370496.0);
 }
 
-/// Standard normal value of element `index` (Box-Muller in double).
+/// erf_inv in float32 as XLA evaluates it (Giles' single-precision approximation, fused
+/// multiply-adds in the polynomial).
+AM_HOST_DEVICE inline float erf_inv_float32(float x) {
+  const float small[9] = {2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
+                          -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f};
+  const float large[9] = {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
+                          -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f};
+  float w = -::log1pf(-(x * x));
+  bool lt = w < 5.0f;
+  const float* c = lt ? small : large;
+  w = lt ? w - 2.5f : ::sqrtf(w) - 3.0f;
+  float p = c[0];
+  for (int i = 1; i < 9; ++i)
+    p = ::fmaf(p, w, c[i]);
+  return p * x;
+}
+
+/// erf_inv in float64: Giles' single-precision start refined by two Newton steps on erf.
+AM_HOST_DEVICE inline double erf_inv_float64(double x) {
+  double y = static_cast<double>(erf_inv_float32(static_cast<float>(x)));
+  const double two_over_sqrt_pi = 1.1283791670955125738961589031215;
+  for (int step = 0; step < 2; ++step)
+    y -= (::erf(y) - x) / (two_over_sqrt_pi * ::exp(-y * y));
+  return y;
+}
+
+/// The input of erf_inv for element `index` of a normal array of a 16/32-bit float type:
+/// uniform in (nextafter(-1, 0), 1), exact in the type.
+AM_HOST_DEVICE inline float normal_input32(std::uint64_t key, std::uint64_t index, int nbits, int nmant) {
+  float lo = -1.0f + 1.0f / static_cast<float>(2u << nmant);
+  return uniform_unit32(key, index, nbits, nmant) * 2.0f + lo;
+}
+
+/// erf_inv of element `index` of a normal array of a 16/32-bit float type (before the sqrt(2)
+/// factor, which is applied in the element type).
+AM_HOST_DEVICE inline float normal_erf_inv32(std::uint64_t key, std::uint64_t index, int nbits, int nmant) {
+  return erf_inv_float32(normal_input32(key, index, nbits, nmant));
+}
+
+/// Standard normal float32 of element `index`.
+AM_HOST_DEVICE inline float normal_float32(std::uint64_t key, std::uint64_t index) {
+  return 1.41421356f * normal_erf_inv32(key, index, 32, 23);
+}
+
+/// Standard normal float64 of element `index`.
 AM_HOST_DEVICE inline double normal_float64(std::uint64_t key, std::uint64_t index) {
-  philox_block b = philox_at(index, 2u, key);
-  std::uint64_t a = ((static_cast<std::uint64_t>(b.w[0]) << 32) | b.w[1]) >> 11;
-  std::uint64_t c = ((static_cast<std::uint64_t>(b.w[2]) << 32) | b.w[3]) >> 11;
-  double u1 = static_cast<double>(a + 1) * (1.0 / 9007199254740992.0);
-  double u2 = static_cast<double>(c) * (1.0 / 9007199254740992.0);
-  const double two_pi = 6.283185307179586476925286766559;
-  return ::sqrt(-2.0 * ::log(u1)) * ::cos(two_pi * u2);
+  double u = uniform_float64(key, index) * 2.0 + (-1.0 + 1.0 / 9007199254740992.0);
+  return 1.4142135623730951 * erf_inv_float64(u);
 }
 
-/// A new key derived from `key` and `index`, deterministically (for splitting keys).
+/// jax.random.uniform's range for float32: max(low, u * span + low) with one rounding, as XLA
+/// fuses the multiply-add (low and span already rounded to float32).
+AM_HOST_DEVICE inline float in_range_float32(float u, float span, float low) {
+  float v = ::fmaf(u, span, low);
+  return v < low ? low : v;
+}
+
+/// The same for float64.
+AM_HOST_DEVICE inline double in_range_float64(double u, double span, double low) {
+  double v = ::fma(u, span, low);
+  return v < low ? low : v;
+}
+
+/// jax.random.split(key, n)[index], packed.
 AM_HOST_DEVICE inline std::uint64_t split_key(std::uint64_t key, std::uint64_t index) {
-  philox_block b = philox_at(index, 3u, key);
-  return (static_cast<std::uint64_t>(b.w[1]) << 32) | b.w[0];
+  word_pair b = bits_at(key, index);
+  return (static_cast<std::uint64_t>(b.w0) << 32) | b.w1;
+}
+
+/// jax.random.fold_in(key, data), packed.
+AM_HOST_DEVICE inline std::uint64_t fold_in_key(std::uint64_t key, std::uint32_t data) {
+  word_pair b = threefry(key, 0u, data);
+  return (static_cast<std::uint64_t>(b.w0) << 32) | b.w1;
 }
 
 } // namespace am::detail::rng

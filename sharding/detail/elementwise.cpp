@@ -25,7 +25,7 @@ am::dtype common_dtype(const std::vector<const operand*>& ops) {
   std::optional<am::dtype> t;
   for (auto* o : ops)
     if (o->value)
-      t = t ? promote_types(*t, o->value->dtype()) : o->value->dtype();
+      t = t ? promote_types(*t, o->value->dtype(), array_promotion_rule()) : o->value->dtype();
   if (!t)
     return default_dtype(*ops.front()->constant);
   for (auto* o : ops)
@@ -119,15 +119,15 @@ array unary(opcode op, const array& x) {
 }
 
 array unary_float(opcode op, const array& x) {
-  auto t = is_floating(x.dtype()) ? x.dtype() : am::dtype::float64;
+  auto t = inexact_dtype(x.dtype(), array_promotion_rule());
   return elementwise(op, {convert(x, t)}, t, x.sharding());
 }
 
 array binary(opcode op, const operand& x, const operand& y) {
   std::vector<const operand*> ops{&x, &y};
   auto compute = common_dtype(ops);
-  if (op == opcode::divide && !is_floating(compute))
-    compute = am::dtype::float64;
+  if (op == opcode::divide)
+    compute = true_divide_dtype(compute, array_promotion_rule());
   auto shape = common_shape(ops);
   auto layout = common_layout(ops, shape);
   auto a = prepare(x, compute, shape, layout);

@@ -25,7 +25,8 @@ enum class node_kind : std::uint8_t {
   reduce,      ///< `op` in reduce_sum/max/min over attrs (sorted dims of operand 0)
   dot,         ///< 2-D matrix product
   batch_dot,   ///< [B, m, k] x [B, k, n] (or [k, n], the same for every b) -> [B, m, n]
-  random,      ///< `op` in random_uniform/normal with key `key`
+  random,      ///< `op` in random_uniform/normal with key `key`; attrs: empty, or a float uniform's
+               ///< {low, span} as the bit patterns of doubles
   take,        ///< rows of operand 0 along dim 0: output row i is row attrs[i] (-1: zeros)
   iota,        ///< 1-D, element i = i
   collective,  ///< a collective over a named axis (parallel/): only inside a pmap/vmap trace, whose

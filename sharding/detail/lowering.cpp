@@ -4,6 +4,7 @@
 #include "sharding/detail/lowering_state.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 
@@ -110,7 +111,10 @@ private:
         std::vector<std::int64_t> offsets;
         for (auto& r : b)
           offsets.push_back(r.start);
-        return produced(d, 0, s.builder.random(n.op, t, n.key, n.shape, offsets));
+        std::vector<double> range; // uniform's {low, span}, as bit patterns in attrs
+        for (auto bits : n.attrs)
+          range.push_back(std::bit_cast<double>(bits));
+        return produced(d, 0, s.builder.random(n.op, t, n.key, n.shape, offsets, range));
       }
       case node_kind::reshard: {
         int stage = 0;

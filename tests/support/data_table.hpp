@@ -1,0 +1,34 @@
+// Reading the generated tables of tests/data/ (one record a line, fields separated by spaces, '#'
+// starting a comment line), shared by the tests that compare against JAX's outputs.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace am::testing {
+
+/// One line of a table, split into fields.
+using table_record = std::vector<std::string>;
+
+/// The records of tests/data/`file`; fails the test when the file cannot be read.
+inline std::vector<table_record> read_data_table(const std::string& file) {
+  std::ifstream in(std::string(AM_SOURCE_DIR) + "/tests/data/" + file);
+  REQUIRE(in.good());
+  std::vector<table_record> out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream fields(line);
+    table_record r;
+    for (std::string f; fields >> f;)
+      r.push_back(f);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+} // namespace am::testing
