@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -14,23 +15,48 @@ namespace am::detail {
 
 namespace {
 
-/// Memo of derived shardings: (input sharding, rule, parameters) -> result.
+/// Most entries the memo of derived shardings holds before it drops those whose input sharding
+/// has been freed (and all of them, if most inputs are still alive).
+constexpr std::size_t memo_bound = 4096;
+
+/// A derived sharding and the input it was derived from, held weakly: the memo never keeps an
+/// input alive, and an entry whose input is gone is never used (its address may belong to another).
+struct memo_entry {
+  std::weak_ptr<const sharding> in;
+  sharding_ptr out;
+};
+
+/// Memo of derived shardings: (input sharding, rule, parameters) -> result, bounded (memo_bound)
+/// and freed with the input shardings.
+struct derived_memo {
+  std::mutex mutex;
+  std::map<std::tuple<const sharding*, std::string, std::vector<std::int64_t>>, memo_entry> entries;
+};
+
+derived_memo& the_memo() {
+  static derived_memo m;
+  return m;
+}
+
 sharding_ptr memoized(const sharding_ptr& in, const std::string& rule, const std::vector<std::int64_t>& params,
                       const std::function<sharding_ptr()>& make) {
-  static std::mutex mutex;
-  static std::map<std::tuple<const sharding*, std::string, std::vector<std::int64_t>>,
-                  std::pair<sharding_ptr, sharding_ptr>> memo;
+  auto& [mutex, memo] = the_memo();
   auto key = std::make_tuple(in.get(), rule, params);
   {
     std::lock_guard<std::mutex> guard(mutex);
     auto it = memo.find(key);
-    if (it != memo.end())
-      return it->second.second;
+    if (it != memo.end() && it->second.in.lock() == in)
+      return it->second.out;
   }
   auto out = make();
   std::lock_guard<std::mutex> guard(mutex);
-  // The entry keeps its input alive, so the address in its key cannot be reused by another sharding.
-  return memo.emplace(key, std::make_pair(in, out)).first->second.second;
+  memo[key] = memo_entry{in, out};
+  if (memo.size() > memo_bound) {
+    std::erase_if(memo, [](const auto& e) { return e.second.in.expired(); });
+    if (memo.size() > memo_bound / 2)
+      memo.clear(); // most inputs are alive: start again rather than sweep on every insertion
+  }
+  return out;
 }
 
 /// The spec entry of dim d (none beyond the spec's length).
@@ -49,6 +75,12 @@ bool usable_unchanged(const sharding_ptr& s, std::size_t rank) {
 }
 
 } // namespace
+
+std::size_t derived_sharding_memo_size() {
+  auto& m = the_memo();
+  std::lock_guard<std::mutex> guard(m.mutex);
+  return m.entries.size();
+}
 
 sharding_ptr replicated_like(const sharding_ptr& s) {
   if (usable_unchanged(s, 0))

@@ -1,14 +1,19 @@
 /// The shardings of operation results, derived from their operands' shardings. Results are
 /// memoized per (input sharding, parameters) so that repeated operations see the same sharding
-/// object, which keeps the plan caches (keyed by sharding identity) hitting.
+/// object, which keeps the plan caches (keyed by sharding identity) hitting. The memo is bounded and
+/// holds its input shardings weakly, so it never keeps a sharding alive.
 #pragma once
 
 #include "sharding/sharding.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace am::detail {
+
+/// Entries now in the memo of derived shardings (at most a few thousand; for tests).
+std::size_t derived_sharding_memo_size();
 
 /// Every device of `s` holds the whole array (same mesh, P(); or all positional sets merged).
 sharding_ptr replicated_like(const sharding_ptr& s);

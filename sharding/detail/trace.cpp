@@ -52,7 +52,11 @@ std::string eager_key(const node& n, const std::vector<const array_state*>& oper
   return key;
 }
 
-/// Plans of eager operations, shared by all threads. Cleared when it grows past a bound.
+/// Most plans an eager cache or a jitted function's cache holds; past it the cache starts again.
+/// A plan holds the shardings of its operation, so this also bounds the shardings they keep alive.
+constexpr std::size_t plan_bound = 4096;
+
+/// Plans of eager operations, shared by all threads. Cleared when it grows past plan_bound.
 struct eager_cache {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const plan>> plans;
@@ -203,7 +207,7 @@ array apply(node n, const std::vector<array>& operands) {
     g.outputs.push_back(g.add(std::move(n)));
     p = std::make_shared<const plan>(lower(g, "eager"));
     std::lock_guard<std::mutex> guard(cache.mutex);
-    if (cache.plans.size() > 4096) {
+    if (cache.plans.size() >= plan_bound) {
       cache.plans.clear();
       cache.keep_alive.clear();
     }
@@ -214,6 +218,12 @@ array apply(node n, const std::vector<array>& operands) {
       cache.keep_alive.push_back(s->layout);
   }
   return run_plan(*p, inputs).at(0);
+}
+
+std::size_t eager_plan_count() {
+  auto& cache = eager_plans();
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  return cache.plans.size();
 }
 
 std::string signature_key(const std::vector<array>& arrays) {
@@ -247,6 +257,8 @@ std::shared_ptr<const plan_cache::entry> plan_cache::lookup(
       e->keep_alive.push_back(nd.layout);
   }
   std::lock_guard<std::mutex> guard(mutex_);
+  if (plans_.size() >= plan_bound)
+    plans_.clear(); // a function called with ever new shardings: keep the memory bounded
   return plans_.emplace(key, std::move(e)).first->second;
 }
 

@@ -68,7 +68,11 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args);
 /// delete_ needs) for deleted arrays.
 const array_state& concrete_state(const array& a, bool allow_deleted = false);
 
-/// A jitted function's plans, one per input signature.
+/// Plans now in the cache of eager operations (bounded; for tests).
+std::size_t eager_plan_count();
+
+/// A jitted function's plans, one per input signature (bounded: past a few thousand signatures the
+/// cache starts again).
 class plan_cache {
 public:
   /// `name` prefixes the programs' names.

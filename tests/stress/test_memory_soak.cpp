@@ -1,0 +1,100 @@
+// No unbounded growth: creating millions of shardings, deriving shardings from each (the memo of
+// sharding_rules.cpp) and running eager operations on arrays laid out by ever new shardings (the
+// eager plan cache) keeps the memo and the caches bounded and resident memory flat after warm-up.
+// Each phase is bounded in count and in time.
+#include "support/stress.hpp"
+
+#include "sharding/detail/sharding_rules.hpp"
+#include "sharding/detail/trace.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+using namespace am;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Resident memory of this process in MiB (/proc/self/statm).
+double resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return static_cast<double>(pages_resident) * 4096.0 / (1024.0 * 1024.0);
+}
+
+/// Runs `step` until `count` steps or `budget` ran out; returns the steps done. Resident memory is
+/// sampled once a quarter of the steps or of the budget is spent (after warm-up) and at the end.
+template <class F>
+std::int64_t soak(std::int64_t count, std::chrono::steady_clock::duration budget, double& warm_mib,
+                  double& end_mib, F&& step) {
+  auto start = std::chrono::steady_clock::now();
+  bool warm = false;
+  std::int64_t i = 0;
+  for (; i < count; ++i) {
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    if (elapsed > budget)
+      break;
+    if (!warm && (i >= count / 4 || elapsed > budget / 4)) {
+      warm = true;
+      warm_mib = resident_mib();
+    }
+    step(i);
+  }
+  if (!warm)
+    warm_mib = resident_mib();
+  end_mib = resident_mib();
+  return i;
+}
+
+} // namespace
+
+TEST_CASE("millions of shardings and their derived shardings keep memory flat", "[stress][memory]") {
+  runtime rt(am::test::stress_options());
+  auto devs = am::devices();
+  mesh m(create_device_mesh({static_cast<std::int64_t>(devs.size())}, devs), {"x"});
+  double warm = 0, end = 0;
+  auto steps = soak(2'000'000, 20s, warm, end, [&](std::int64_t i) {
+    sharding_ptr s = make_named_sharding(m, i % 2 ? P("x") : P(none, "x"));
+    auto r = detail::replicated_like(s);
+    auto t = detail::transposed(s, {1, 0});
+    auto d = detail::reduced(s, 2, {0});
+    if (i % 3 == 0) {
+      sharding_ptr one = make_single_device_sharding(devs[static_cast<std::size_t>(i) % devs.size()]);
+      (void)detail::transposed(one, {1, 0});
+    }
+    (void)r, (void)t, (void)d;
+  });
+  WARN(steps << " shardings (and 3 derived from each) in the time bound; resident memory " << warm
+             << " MiB after warm-up, " << end << " MiB at the end");
+  CHECK(steps >= 100'000);
+  CHECK(detail::derived_sharding_memo_size() <= 4096);
+  CHECK(end - warm < 16.0);
+}
+
+TEST_CASE("arrays on ever new shardings keep the eager plans and memory bounded", "[stress][memory]") {
+  runtime rt(am::test::stress_options());
+  auto devs = am::devices();
+  auto n = static_cast<std::int64_t>(devs.size());
+  mesh m(create_device_mesh({n}, devs), {"x"});
+  auto key = random_key(7);
+  double warm = 0, end = 0;
+  double checksum = 0;
+  auto steps = soak(1'000'000, 30s, warm, end, [&](std::int64_t i) {
+    sharding_ptr s = make_named_sharding(m, P("x"));
+    auto x = uniform(key, {2 * n, 3}, s);
+    auto y = sum(x * 2.0 + 1.0, {0});
+    if (i % 64 == 0)
+      checksum += y.to_host().get<float>({0}); // wait for the devices now and then
+  });
+  WARN(steps << " rounds of 4 arrays on new shardings in the time bound; resident memory " << warm
+             << " MiB after warm-up, " << end << " MiB at the end");
+  CHECK(steps >= 1'000); // 64 devices on a loaded machine do about 2000 in the time bound
+  CHECK(checksum > 0);
+  CHECK(detail::eager_plan_count() <= 4096);
+  CHECK(detail::derived_sharding_memo_size() <= 4096);
+  CHECK(end - warm < 48.0);
+}
