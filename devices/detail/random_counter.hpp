@@ -18,8 +18,9 @@
 ///     the top m of the r random bits, times 2^-m (JAX sets them as the mantissa of a float in
 ///     [1, 2) and subtracts 1; the same value, exactly).
 ///   normal: u = uniform * 2 + lo with lo = nextafter(-1, 0) (exact in the type), then
-///     sqrt(2) * erf_inv(u), erf_inv in float32 for the 16- and 32-bit types (Giles' single
-///     precision polynomial, as XLA evaluates it) and in float64 for float64.
+///     sqrt(2) * erf_inv(u), erf_inv in float32 for the 16- and 32-bit types and in float64 for
+///     float64 (Giles' single and double precision polynomials, as XLA evaluates them; log1p is the
+///     C library's, so the last bits can differ from XLA's where its own log1p rounds otherwise).
 ///   uniform in [minval, maxval): max(lo, u * (hi - lo) + lo) in the type, lo and hi rounded to it
 ///     first; for float32 and float64 the multiply-add is fused (one rounding), as XLA does on CPU;
 ///     16-bit types round after each operation.
@@ -132,13 +133,50 @@ AM_HOST_DEVICE inline float erf_inv_float32(float x) {
   return p * x;
 }
 
-/// erf_inv in float64: Giles' single-precision start refined by two Newton steps on erf.
+/// erf_inv in float64 as XLA evaluates it: Giles' double-precision approximation (three branches of
+/// w = -log1p(-x^2): below 6.25, below 16, above), fused multiply-adds in the polynomials.
 AM_HOST_DEVICE inline double erf_inv_float64(double x) {
-  double y = static_cast<double>(erf_inv_float32(static_cast<float>(x)));
-  const double two_over_sqrt_pi = 1.1283791670955125738961589031215;
-  for (int step = 0; step < 2; ++step)
-    y -= (::erf(y) - x) / (two_over_sqrt_pi * ::exp(-y * y));
-  return y;
+  const double small[23] = {
+      -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+      1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+      6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+      2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+      1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+      4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+      0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533, 0.24015818242558961693,
+      1.6536545626831027356};
+  const double middle[19] = {
+      2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+      1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+      2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+      6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+      0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+      -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
+  const double large[17] = {
+      -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+      -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+      2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+      -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+      7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026, 1.0103004648645343977,
+      4.8499064014085844221};
+  double w = -::log1p(-(x * x));
+  const double* c = small;
+  int count = 23;
+  if (w < 6.25) {
+    w -= 3.125;
+  } else if (w < 16.0) {
+    c = middle;
+    count = 19;
+    w = ::sqrt(w) - 3.25;
+  } else {
+    c = large;
+    count = 17;
+    w = ::sqrt(w) - 5.0;
+  }
+  double p = c[0];
+  for (int i = 1; i < count; ++i)
+    p = ::fma(p, w, c[i]);
+  return p * x;
 }
 
 /// The input of erf_inv for element `index` of a normal array of a 16/32-bit float type:

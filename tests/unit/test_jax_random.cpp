@@ -159,14 +159,14 @@ TEST_CASE("random bits and uniform values are JAX's bit for bit, on any sharding
 
 TEST_CASE("normal values are JAX's up to the last bits of erf_inv", "[array][random][jax]") {
   // JAX's normal is sqrt(2) * erf_inv(u) for u uniform in (-1, 1); u is JAX's bit for bit here
-  // (the uniform test), but XLA's erf_inv uses XLA's own log1p (float32) and its own float64
-  // polynomial, which round differently from the C library's log1p and our refined float64 erf_inv.
-  // float16 and bfloat16 come out bit for bit (their rounding hides the difference); the bounds of
-  // float32 and float64 are a little above the worst distance measured against the table (3 and 50
-  // ulp; printed below with the share of equal values: 99.4% and 38%).
+  // (the uniform test) and erf_inv is XLA's polynomials, but XLA's erf_inv takes log1p from XLA's
+  // own implementation, which rounds differently from the C library's in some cases. float16 and
+  // bfloat16 come out bit for bit (their rounding hides the difference); the bounds of float32 and
+  // float64 are a little above the worst distance measured against the table (3 and 29 ulp, where
+  // erf_inv is steep near -1 and 1; printed below with the share of equal values: 99.4% and 95.4%).
   runtime rt(eight_cpus());
-  std::map<std::string, std::int64_t> bound{{"float16", 0}, {"bfloat16", 0}, {"float32", 4}, {"float64", 64}};
-  std::map<std::string, double> least_equal{{"float16", 1.0}, {"bfloat16", 1.0}, {"float32", 0.99}, {"float64", 0.3}};
+  std::map<std::string, std::int64_t> bound{{"float16", 0}, {"bfloat16", 0}, {"float32", 4}, {"float64", 32}};
+  std::map<std::string, double> least_equal{{"float16", 1.0}, {"bfloat16", 1.0}, {"float32", 0.99}, {"float64", 0.95}};
   std::map<std::string, std::int64_t> worst;
   std::map<std::string, std::pair<std::size_t, std::size_t>> exact; // equal, seen
   for (const auto& r : table_records()) {
