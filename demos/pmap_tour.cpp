@@ -1,9 +1,13 @@
-// The pmap tour (seed 004, "combining pmap with other transformations") in C++ on local CPU
-// devices: complex_computation under pmap (jit implied), the data-parallel linear regression whose
-// gradients are pmean'd across devices, trained to w close to 3 and b close to 2, and vmap inside
-// pmap. Every step is checked; the exit status is 1 when a check fails, 2 on an error.
+// The pmap tour (seed 004, "combining pmap with other transformations") in C++: complex_computation
+// under pmap (jit implied), the data-parallel linear regression whose gradients are pmean'd across
+// devices, trained to w close to 3 and b close to 2, and vmap inside pmap. Every step is checked;
+// the exit status is 1 when a check fails, 2 on an error. In one process it maps over 2 local
+// devices; under `actormesh launch -n 2` over the first device of each process (every process runs
+// the same steps, its own device's programs, and the collectives cross the processes), with the
+// same results.
 //
 //   ./build/demos/pmap_tour [--steps N] [--am-* runtime flags]
+//   ./build/tools/actormesh launch -n 2 --cpu-devices 4 -- ./build/demos/pmap_tour
 #include <actormesh.hpp>
 
 #include <fmt/core.h>
@@ -46,6 +50,26 @@ double max_abs_diff(const am::host_array& a, const am::host_array& b) {
   return d;
 }
 
+/// `a` replicated on every device of `devices`, so that every process can read it.
+array everywhere(const array& a, const std::vector<am::device>& devices) {
+  am::mesh m(am::create_device_mesh({static_cast<std::int64_t>(devices.size())}, devices), {"d"});
+  return am::device_put(a, am::make_named_sharding(m, am::P()));
+}
+
+/// `data` whole on every device of `devices`.
+array everywhere(const am::host_array& data, const std::vector<am::device>& devices) {
+  am::mesh m(am::create_device_mesh({static_cast<std::int64_t>(devices.size())}, devices), {"d"});
+  return am::device_put(data, am::make_named_sharding(m, am::P()));
+}
+
+/// The number of `devices` this process owns.
+std::size_t owned(const std::vector<am::device>& devices) {
+  std::size_t n = 0;
+  for (auto& d : devices)
+    n += d.process_index == am::process_index() ? 1 : 0;
+  return n;
+}
+
 /// The seed's function that benefits from jit: one fused loop per device under pmap.
 array complex_computation(const array& x) {
   auto y = am::sin(x) * am::cos(x);
@@ -58,7 +82,7 @@ void pmap_and_jit(const std::vector<am::device>& devices) {
   for (auto& d : devices)
     fmt::print(" {}", am::to_string(d));
   fmt::print("\n");
-  auto pmap_complex_computation = am::pmap(complex_computation);
+  auto pmap_complex_computation = am::pmap(complex_computation, "", {0}, {0}, devices);
   auto data = am::host_array::arange(8.0, am::dtype::float64).reshape({static_cast<std::int64_t>(devices.size()), -1});
   auto sharded_data = am::device_put(data, devices);
   auto start = std::chrono::steady_clock::now();
@@ -71,11 +95,12 @@ void pmap_and_jit(const std::vector<am::device>& devices) {
   fmt::print("pmap time: {:.6f} s (first call, traced), {:.6f} s (cached)\n", first, second);
   fmt::print("result shape: {}\n", shape_text(result.shape()));
   check(result.shape() == am::shape_t{2, 4}, "result shape (2, 4)");
-  check(result.addressable_shards().size() == devices.size(), "one shard per device");
-  auto single = complex_computation(am::device_put(data, devices[0])).to_host();
-  check(max_abs_diff(result.to_host(), single) < 1e-12, "pmap equals the same computation on one device");
-  auto jit_then_pmap = am::pmap(am::jit(complex_computation));
-  check(max_abs_diff(jit_then_pmap(sharded_data).to_host(), result.to_host()) == 0, "pmap(jit(f)) == pmap(f)");
+  check(result.addressable_shards().size() == owned(devices), "one shard per device");
+  auto single = complex_computation(everywhere(data, devices)).to_host();
+  auto whole = everywhere(result, devices).to_host();
+  check(max_abs_diff(whole, single) < 1e-12, "pmap equals the same computation on one device");
+  auto jit_then_pmap = am::pmap(am::jit(complex_computation), "", {0}, {0}, devices);
+  check(max_abs_diff(everywhere(jit_then_pmap(sharded_data), devices).to_host(), whole) == 0, "pmap(jit(f)) == pmap(f)");
 }
 
 void pmap_and_grad(const std::vector<am::device>& devices, int steps) {
@@ -94,7 +119,8 @@ void pmap_and_grad(const std::vector<am::device>& devices, int steps) {
     return std::make_tuple(avg_loss, avg_dw, avg_db);
   };
   // Parameters replicated (in_axes none), data split along dim 0; results the same everywhere.
-  auto pmap_update_step = am::pmap(parallel_update_step, "devices", {am::none, am::none, 0, 0}, {am::none});
+  auto pmap_update_step =
+    am::pmap(parallel_update_step, "devices", {am::none, am::none, 0, 0}, {am::none}, devices);
   auto n = static_cast<std::int64_t>(devices.size());
   auto x_data = am::host_array::arange(8.0, am::dtype::float64).reshape({n, -1});
   std::mt19937 rng(0);
@@ -106,15 +132,15 @@ void pmap_and_grad(const std::vector<am::device>& devices, int steps) {
   auto y_data = am::host_array::from_vector(yv, x_data.shape());
   auto sharded_x = am::device_put(x_data, devices);
   auto sharded_y = am::device_put(y_data, devices);
-  auto w = am::device_put(am::host_array::scalar(2.0), devices[0]);
-  auto b = am::device_put(am::host_array::scalar(1.0), devices[0]);
+  auto w = everywhere(am::host_array::scalar(2.0), devices);
+  auto b = everywhere(am::host_array::scalar(1.0), devices);
   auto [avg_loss, avg_dw, avg_db] = pmap_update_step(w, b, sharded_x, sharded_y);
   fmt::print("average loss across devices: {:.4f}\n", avg_loss.to_host().item<double>());
   fmt::print("average gradients (dw, db): ({:.4f}, {:.4f})\n", avg_dw.to_host().item<double>(),
              avg_db.to_host().item<double>());
   // The averaged gradient is the gradient over the whole batch.
-  auto whole = value_and_grad_fn(w, b, am::device_put(x_data.reshape({-1}), devices[0]),
-                                 am::device_put(y_data.reshape({-1}), devices[0]));
+  auto whole = value_and_grad_fn(w, b, everywhere(x_data.reshape({-1}), devices),
+                                 everywhere(y_data.reshape({-1}), devices));
   check(std::abs(avg_dw.to_host().item<double>() - whole.second[0].to_host().item<double>()) < 1e-9,
         "pmean'd dw equals the whole batch's dw");
   const double learning_rate = 0.02;
@@ -146,7 +172,7 @@ void pmap_and_vmap(const std::vector<am::device>& devices) {
     auto vectorized_processor = am::vmap(process_item);
     return vectorized_processor(batch);
   };
-  auto pmap_process_batches = am::pmap(process_batch_of_items, "", {0});
+  auto pmap_process_batches = am::pmap(process_batch_of_items, "", {0}, {0}, devices);
   auto n = static_cast<std::int64_t>(devices.size());
   auto data = am::host_array::arange(static_cast<std::int64_t>(n * 3 * 4), am::dtype::float64)
                 .reshape({n, 3, 4});
@@ -156,7 +182,7 @@ void pmap_and_vmap(const std::vector<am::device>& devices) {
   fmt::print("input shape per device: {}\n", shape_text({3, 4}));
   fmt::print("output shape: {}\n", shape_text(result.shape()));
   check(result.shape() == am::shape_t{2, 3, 4}, "output shape (2, 3, 4)");
-  check(max_abs_diff(result.to_host(), process_item(am::device_put(data, devices[0])).to_host()) < 1e-12,
+  check(max_abs_diff(everywhere(result, devices).to_host(), process_item(everywhere(data, devices)).to_host()) < 1e-12,
         "pmap(vmap) equals the item function on the whole array");
 }
 
@@ -166,13 +192,20 @@ int run(int argc, char** argv) {
     if (std::strcmp(argv[i], "--steps") == 0)
       steps = std::max(1, std::atoi(argv[i + 1]));
   am::runtime rt(argc, argv);
-  auto all = am::local_devices();
-  if (all.size() < 2) {
-    fmt::print(stderr, "error: the tour needs 2 devices, found {}\n", all.size());
+  // One process: its first 2 devices. Several: the first device of each process (2 processes).
+  // Every pmap names them (by default pmap takes the first devices of the cluster, which are all
+  // process 0's).
+  std::vector<am::device> devices;
+  for (auto& d : am::devices())
+    if (am::process_count() == 1 ? devices.size() < 2 : d.local_ordinal == 0)
+      devices.push_back(d);
+  if (devices.size() != 2) {
+    fmt::print(stderr, "error: the tour needs 2 devices (2 in one process, or 2 processes), found {}\n",
+               devices.size());
     return 2;
   }
-  std::vector<am::device> devices(all.begin(), all.begin() + 2);
-  fmt::print("actormesh pmap tour: {} of {} local devices\n", devices.size(), all.size());
+  fmt::print("actormesh pmap tour: {} of {} devices, {} process(es)\n", devices.size(), am::devices().size(),
+             am::process_count());
   pmap_and_jit(devices);
   pmap_and_grad(devices, steps);
   pmap_and_vmap(devices);

@@ -68,8 +68,10 @@ private:
   std::shared_ptr<detail::pmap_state> state_;
 };
 
-/// pmap(f, axis_name, in_axes, out_axes, devices): `f` runs once per device (the first N local
-/// devices for a mapped size N, or exactly `devices`) on the slices of the mapped arguments
+/// pmap(f, axis_name, in_axes, out_axes, devices): `f` runs once per device (the first N devices
+/// of the cluster for a mapped size N, which in one process are local devices, or exactly
+/// `devices`, which may belong to several processes: under `actormesh launch` every process makes
+/// the same call and runs its own devices' programs, and the collectives cross the processes) on the slices of the mapped arguments
 /// (in_axes: a dim, or am::none to give every device the whole argument), and its outputs are
 /// stacked along out_axes (am::none: the same value on every device, returned once). Collectives
 /// inside `f` name `axis_name`.

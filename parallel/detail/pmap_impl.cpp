@@ -39,7 +39,9 @@ std::vector<device> devices_for(const pmap_state& s, std::int64_t size) {
                         + std::to_string(s.devices.size()) + ".");
     return s.devices;
   }
-  auto all = local_devices();
+  // The cluster's devices (global ids, by process): under `actormesh launch` the mapped axis spans
+  // every process, each running its own devices' programs; collectives cross processes.
+  auto all = am::devices();
   if (static_cast<std::int64_t>(all.size()) < size)
     throw value_error("compiling computation that requires " + std::to_string(size) + " logical devices, but only "
                       + std::to_string(all.size()) + " XLA devices are available (num_replicas="

@@ -1,0 +1,142 @@
+// pmap across processes (issue 10, items 2, 4, 5): under `actormesh launch -n 2` every process runs
+// the same program, pmap maps over the first device of each process, and the collectives cross the
+// processes. The same training and the same collectives in one process (2 local devices) give the
+// same values bit for bit; a process killed mid-training ends the other's step with an error naming
+// the failure, within seconds, not a hang; the pmap tour runs under the launcher with the same w, b.
+// (pmap_tour is a demo: build it first when building test targets alone.)
+#include "support/process.hpp"
+#include "support/process_group.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/pmap_probe";
+const std::string tool = AM_TOOL_PATH;
+
+/// The lines of `output` that start with `prefix` (prefix removed).
+std::vector<std::string> lines_after(const std::string& output, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < output.size()) {
+    auto end = output.find('\n', at);
+    if (end == std::string::npos)
+      end = output.size();
+    auto line = output.substr(at, end - at);
+    if (line.rfind(prefix, 0) == 0)
+      out.push_back(line.substr(prefix.size()));
+    at = end + 1;
+  }
+  return out;
+}
+
+/// One process alone, with 2 CPU devices.
+am::testing::command_result alone(const std::string& args) {
+  return am::testing::run_command("env AM_CPU_DEVICES=2 " + probe + " " + args, 120);
+}
+
+am::testing::command_result two_processes(const std::string& program, const std::string& args, int cpu_devices) {
+  return am::testing::run_command(tool + " launch -n 2 --cpu-devices " + std::to_string(cpu_devices)
+                                    + " --timeout 150 -- " + program + " " + args,
+                                  180);
+}
+
+} // namespace
+
+TEST_CASE("pmap trains across two processes to the same w and b as one process, bit for bit", "[integration][pmap]") {
+  auto one = alone("train 200");
+  INFO(one.output);
+  REQUIRE(one.status == 0);
+  auto expected = lines_after(one.output, "w = ");
+  REQUIRE(expected.size() == 1);
+  auto two = two_processes(probe, "train 200", 4);
+  INFO(two.output);
+  REQUIRE(two.status == 0);
+  for (int p = 0; p < 2; ++p) {
+    auto got = lines_after(two.output, "[" + std::to_string(p) + "] w = ");
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == expected[0]);
+  }
+  // It did train: w and b approach 3 and 2.
+  std::smatch m;
+  REQUIRE(std::regex_search(expected[0], m, std::regex(R"(^(\S+)  b = (\S+))")));
+  CHECK(std::abs(std::stod(m[1]) - 3) < 0.3);
+  CHECK(std::abs(std::stod(m[2]) - 2) < 1.0);
+}
+
+TEST_CASE("every pmap collective across two processes gives one process's values", "[integration][pmap]") {
+  auto one = alone("collectives");
+  INFO(one.output);
+  REQUIRE(one.status == 0);
+  auto two = two_processes(probe, "collectives", 2);
+  INFO(two.output);
+  REQUIRE(two.status == 0);
+  const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "psum_scatter", "axis_index"};
+  for (auto* name : names) {
+    INFO(name);
+    auto expected = lines_after(one.output, std::string(name) + ": ");
+    REQUIRE(expected.size() == 1);
+    for (int p = 0; p < 2; ++p) {
+      auto got = lines_after(two.output, "[" + std::to_string(p) + "] " + name + ": ");
+      REQUIRE(got.size() == 1);
+      CHECK(got[0] == expected[0]);
+    }
+  }
+  // psum of rows [1 2 3 4] and [5 6 7 8]: their sum on both devices.
+  CHECK(lines_after(one.output, "psum: ")[0] == "6.000000 8.000000 10.000000 12.000000 6.000000 8.000000 10.000000 "
+                                                 "12.000000");
+}
+
+TEST_CASE("a process killed mid-training ends the other's pmap step with a clear error, not a hang",
+          "[integration][pmap][errors]") {
+  // Started directly (not by the launcher, which stops every process when one dies).
+  using namespace std::chrono_literals;
+  am::testing::process_group group;
+  const int port = am::testing::free_loopback_port();
+  for (int p = 0; p < 2; ++p) {
+    auto env = am::testing::cluster_env(p, 2, port);
+    env["AM_COLLECTIVE_TIMEOUT"] = "20s";
+    group.start({probe, "die-at", "1", "20"}, env);
+  }
+  auto start = std::chrono::steady_clock::now();
+  REQUIRE(group.wait(60s));
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(group.all_output());
+  CHECK(group[1].signal == 9);
+  CHECK(group[1].output().find("process 1 dies at step 20") != std::string::npos);
+  auto errors = lines_after(group[0].output(), "error ");
+  REQUIRE(errors.size() == 1);
+  // Named by the transfer's check ("Process 1 has failed") or the failure notice ("process 1 (host").
+  CHECK(std::regex_search(errors[0], std::regex("^process_failure_error: .*([Pp]rocess 1 has failed|process 1 \\(host)")));
+  CHECK(group[0].status == 1);
+  CHECK(seconds < 30); // well inside the 20 s collective timeout plus start-up: the failure, not a timeout
+}
+
+TEST_CASE("the pmap tour runs under actormesh launch -n 2 --cpu-devices 4 with the same w and b as alone",
+          "[integration][pmap]") {
+  const auto tour = std::string(AM_BINARY_DIR) + "/demos/pmap_tour";
+  REQUIRE(std::filesystem::exists(tour));
+  auto one = am::testing::run_command(tour + " --steps 300", 120);
+  INFO(one.output);
+  REQUIRE(one.status == 0);
+  auto expected = lines_after(one.output, "w = ");
+  REQUIRE(expected.size() == 1);
+  auto two = two_processes(tour, "--steps 300", 4);
+  INFO(two.output);
+  REQUIRE(two.status == 0);
+  for (int p = 0; p < 2; ++p) {
+    auto tag = "[" + std::to_string(p) + "] ";
+    auto got = lines_after(two.output, tag + "w = ");
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == expected[0]);
+    CHECK(two.output.find(tag + "actormesh pmap tour: 2 of 8 devices, 2 process(es)") != std::string::npos);
+    CHECK(lines_after(two.output, tag + "all ").size() == 1);
+  }
+}

@@ -1,0 +1,139 @@
+// A program the pmap integration tests start alone or as every process of a cluster (`actormesh
+// launch`): the seed's data-parallel linear regression under pmap over the first device of each
+// process (2 local devices when alone), gradients pmean'd across the devices, printed to full
+// precision so that runs can be compared bit for bit; every collective of pmap over the same
+// devices, printed; and a process that dies in the middle of training.
+//
+//   pmap_probe train STEPS           trains STEPS steps; prints "w = <%.17g>  b = <%.17g>"
+//   pmap_probe collectives           psum, pmean, pmax, pmin, all_gather, ppermute, psum_scatter,
+//                                    axis_index over the devices; one line each
+//   pmap_probe die-at P K            trains; process P kills itself (SIGKILL) at step K; the others
+//                                    print the error that ends their step ("error <kind>: ...")
+#include "actormesh.hpp"
+#include "support/probe_output.hpp"
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using am::array;
+using am::testing::say;
+
+/// The mapped devices: the first 2 local devices alone, else the first device of every process.
+std::vector<am::device> mapped_devices() {
+  std::vector<am::device> out;
+  for (auto& d : am::devices())
+    if (am::process_count() == 1 ? out.size() < 2 : d.local_ordinal == 0)
+      out.push_back(d);
+  return out;
+}
+
+/// `a` replicated over `devices`, readable on every process.
+am::host_array gathered(const array& a, const std::vector<am::device>& devices) {
+  am::mesh m(am::create_device_mesh({static_cast<std::int64_t>(devices.size())}, devices), {"d"});
+  return am::device_put(a, am::make_named_sharding(m, am::P())).to_host();
+}
+
+std::string values(const am::host_array& h) {
+  std::string out;
+  for (double v : h.astype(am::dtype::float64).to_vector<double>())
+    out += (out.empty() ? "" : " ") + std::to_string(v);
+  return out;
+}
+
+/// Trains `steps` steps; process `die_process` raises SIGKILL before step `die_step` (-1: never).
+void train(long steps, int die_process, long die_step) {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto loss_fn = [](const array& w, const array& b, const array& x, const array& y) {
+    return am::mean(am::square(w * x + b - y));
+  };
+  auto value_and_grad_fn = am::value_and_grad(loss_fn, {0, 1});
+  auto step = am::pmap([value_and_grad_fn](const array& w, const array& b, const array& x, const array& y) {
+    auto [loss, g] = value_and_grad_fn(w, b, x, y);
+    return std::make_tuple(am::pmean(loss, "devices"), am::pmean(g[0], "devices"), am::pmean(g[1], "devices"));
+  }, "devices", {am::none, am::none, 0, 0}, {am::none}, devices);
+  auto xh = am::host_array::arange(8.0, am::dtype::float64).reshape({n, -1});
+  std::vector<double> yv;
+  for (double x : xh.to_vector<double>())
+    yv.push_back(3 * x + 2 + 0.25 * std::sin(7 * x)); // noisy, the same in every process
+  auto x = am::device_put(xh, devices), y = am::device_put(am::host_array::from_vector(yv, xh.shape()), devices);
+  am::mesh m(am::create_device_mesh({n}, devices), {"d"});
+  auto replicated = am::make_named_sharding(m, am::P());
+  auto w = am::device_put(am::host_array::scalar(2.0), replicated);
+  auto b = am::device_put(am::host_array::scalar(1.0), replicated);
+  double loss = 0;
+  for (long s = 0; s < steps; ++s) {
+    if (s == die_step && am::process_index() == die_process) {
+      say("process " + std::to_string(die_process) + " dies at step " + std::to_string(s));
+      std::raise(SIGKILL);
+    }
+    auto [l, dw, db] = step(w, b, x, y);
+    w = w - dw * 0.02;
+    b = b - db * 0.02;
+    if (s + 1 == steps)
+      loss = l.to_host().item<double>();
+    else if (die_step >= 0)
+      w.block_until_ready(); // step by step, so that the failure meets a step in flight
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "w = %.17g  b = %.17g  loss = %.17g", w.to_host().item<double>(),
+                b.to_host().item<double>(), loss);
+  say(line);
+}
+
+void collectives() {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto x = am::device_put(
+    am::host_array::arange(1.0, 1.0 + 2 * n * n, 1.0, am::dtype::float64).reshape({n, 2 * n}), devices);
+  auto show = [&](const char* name, auto f) {
+    try {
+      say(std::string(name) + ": " + values(gathered(am::pmap(f, "i", {0}, {0}, devices)(x), devices)));
+    } catch (const std::exception& e) {
+      am::testing::report(e);
+    }
+  };
+  show("psum", [](const array& a) { return am::psum(a, "i"); });
+  show("pmean", [](const array& a) { return am::pmean(a, "i"); });
+  show("pmax", [](const array& a) { return am::pmax(a, "i"); });
+  show("pmin", [](const array& a) { return am::pmin(a, "i"); });
+  show("all_gather", [](const array& a) { return am::all_gather(a, "i"); });
+  show("ppermute", [n](const array& a) {
+    std::vector<std::pair<int, int>> ring;
+    for (int i = 0; i < n; ++i)
+      ring.emplace_back(i, static_cast<int>((i + 1) % n));
+    return am::ppermute(a, "i", ring);
+  });
+  show("psum_scatter", [](const array& a) { return am::psum_scatter(a, "i", 0, true); });
+  show("axis_index", [](const array& a) { return a * am::astype(am::axis_index("i"), a.dtype()); });
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    am::runtime rt(argc, argv);
+    if (mode == "train" && argc > 2)
+      train(std::atol(argv[2]), -1, -1);
+    else if (mode == "collectives")
+      collectives();
+    else if (mode == "die-at" && argc > 3)
+      train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
+    else {
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K\n");
+      return 2;
+    }
+  } catch (const std::exception& e) {
+    am::testing::report(e);
+    return 1;
+  }
+  return 0;
+}
