@@ -53,9 +53,11 @@ int run_stress(stress_args& args, std::ostream& out, std::ostream& err) {
     opts.cpu_devices = args.cpu_devices;
   std::optional<worker_processes> workers;
   if (args.processes > 1) {
+    int per_process = args.cpu_devices > 0 ? args.cpu_devices : 2; // every process alike
+    opts.cpu_devices = per_process;
     int port = free_loopback_port();
     workers.emplace(args.worker_program.empty() ? running_executable() : args.worker_program, args.processes, port,
-                    args.cpu_devices > 0 ? args.cpu_devices : 2);
+                    per_process);
     opts.role = process_role::controller;
     opts.coordinator_address = "127.0.0.1:" + std::to_string(port);
     opts.process_id = 0;

@@ -59,6 +59,11 @@ private:
   specialization spec_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::shared_ptr<signature_entry>> signatures_;
+  struct last_signature {
+    spec_tree specs;
+    std::shared_ptr<signature_entry> entry;
+  };
+  mutable std::optional<last_signature> last_; // the signature looked up last, found without its key
 };
 
 } // namespace am::detail

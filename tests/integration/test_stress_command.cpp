@@ -1,0 +1,64 @@
+// `actormesh stress` as a user runs it (issue 9, item 6): the real tool, locally and as the
+// controller of worker processes it starts on loopback; its report, its exit status, its plain
+// progress lines when its output is not a terminal, and its refusals.
+#include "support/process.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+
+am::testing::command_result stress(const std::string& args) {
+  return am::testing::run_command("env AM_LOG=error '" + std::string(AM_TOOL_PATH) + "' stress " + args + " 2>&1", 240);
+}
+
+} // namespace
+
+TEST_CASE("stress: a local colocated and array mix reports 0 violations and 0 errors and exits 0",
+          "[integration][stress_command]") {
+  auto r = stress("--threads 4 --calls 200 --cpu-devices 4");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("stress: 4 threads x 200 rounds, mix all, 4 devices in 1 process(es)") != std::string::npos);
+  CHECK(r.output.find("rounds: 800, calls: 3200") != std::string::npos);
+  CHECK(r.output.find("throughput: ") != std::string::npos);
+  CHECK(r.output.find("round latency: p50 ") != std::string::npos);
+  CHECK(r.output.find("order violations: 0\n") != std::string::npos);
+  CHECK(r.output.find("errors: 0\n") != std::string::npos);
+  // Not a terminal: plain progress lines, never a carriage return.
+  CHECK(r.output.find("progress: 100% (800 of 800 rounds)") != std::string::npos);
+  CHECK(r.output.find('\r') == std::string::npos);
+}
+
+TEST_CASE("stress: array operations from 3 threads on the devices of 2 worker processes",
+          "[integration][stress_command]") {
+  auto r = stress("--threads 3 --calls 100 --processes 3 --mix arrays");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("6 devices in 3 process(es)") != std::string::npos);
+  CHECK(r.output.find("rounds: 300, calls: 300") != std::string::npos);
+  CHECK(r.output.find("order violations: 0\n") != std::string::npos);
+  CHECK(r.output.find("errors: 0\n") != std::string::npos);
+}
+
+TEST_CASE("stress: bad arguments and colocated calls in worker processes are refused with status 2",
+          "[integration][stress_command]") {
+  struct refusal {
+    std::string args, text;
+  };
+  for (auto& [args, text] : {refusal{"--threads 0 --calls 5", "--threads must be 1..1024"},
+                             refusal{"--threads 2 --calls 1000000", "--calls must be 1..999999"},
+                             refusal{"--threads 2 --calls 5 --mix bogus", "--mix must be all, colocated or arrays"},
+                             refusal{"--threads 2 --calls 5 --processes 0", "--processes must be 1..64"},
+                             refusal{"--threads 2 --calls 5 --processes 2",
+                                     "colocated calls do not run in worker processes yet"},
+                             refusal{"--calls 5", "--threads is required"}}) {
+    INFO("stress " << args);
+    auto r = stress(args);
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(text) != std::string::npos);
+    CHECK(r.output.find("rounds:") == std::string::npos);
+  }
+}
