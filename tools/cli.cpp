@@ -33,6 +33,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   int status = 0; // set by a subcommand that has an exit status of its own (launch)
   add_launch_command(app, out, err, status);
   add_stress_command(app, out, err, status);
+  add_inspect_hang_command(app, out);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -45,6 +45,10 @@ void add_worker_command(CLI::App& app, std::ostream& out);
 /// order or failed, else 0.
 void add_stress_command(CLI::App& app, std::ostream& out, std::ostream& err, int& status);
 
+/// `actormesh inspect-hang DIR`: which process stopped at which collective, from the flight
+/// recorder dumps in DIR (observability/hang_report.hpp).
+void add_inspect_hang_command(CLI::App& app, std::ostream& out);
+
 /// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a
 /// mesh of a million would print 70-80 MB, which no one reads; larger meshes are refused.
 inline constexpr std::int64_t max_cli_devices = 16384;

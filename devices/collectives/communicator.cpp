@@ -7,6 +7,7 @@
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 #include "devices/collectives/serial_worker.hpp"
+#include "observability/flight_recorder.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -94,18 +95,34 @@ void check_buffer(const void* p, std::size_t count, const char* what) {
     throw value_error(std::string(what) + " is null but holds " + std::to_string(count) + " elements");
 }
 
-std::string shape_text(dtype t, std::size_t count) {
-  return std::string(name(t)) + "[" + std::to_string(count) + "]";
-}
+/// What an operation is, as the flight recorder keeps it: its name ("all_gather"), dtype and count
+/// (empty for none), and the rest of its signature (" root=0"). The signature is "name dtype[count]rest".
+struct operation_kind {
+  std::string name;
+  std::string type_name;
+  std::string shape;
+  std::string rest;
+
+  operation_kind(std::string n, am::dtype t, std::size_t count, std::string r = "")
+      : name(std::move(n)), type_name(am::name(t)), shape("[" + std::to_string(count) + "]"), rest(std::move(r)) {}
+  explicit operation_kind(std::string n) : name(std::move(n)) {}
+
+  std::string signature() const {
+    return type_name.empty() ? name + rest : name + " " + type_name + shape + rest;
+  }
+};
 
 /// One operation: how the cluster checks it and how its bytes move.
 struct operation {
+  operation_kind kind;              ///< what it is (the flight recorder's fields)
   std::string signature;            ///< what every participant must issue alike
   std::string check_id;             ///< the sequence it belongs to (communicator, or a send/recv pair)
   std::uint64_t step = 0;           ///< its number in that sequence
   std::vector<int> participants;    ///< process indices
   std::string where;                ///< how errors name it
   std::function<void(milliseconds)> move; ///< moves the bytes on the worker, within the time left
+  std::uint64_t record = 0;         ///< its flight recorder entry
+  std::function<void()> prepare = {}; ///< run on the worker before the check (may be empty)
 };
 
 } // namespace
@@ -171,27 +188,35 @@ struct communicator::impl {
   /// steps apart.
   using mover = std::function<void(detail::gloo_engine&, std::uint32_t, milliseconds)>;
 
-  void run_collective(std::string signature, mover move, const timeout_type& t) {
+  /// `prepare(engine, tag)`, when given, runs on the worker before the cluster's check.
+  using preparer = std::function<void(detail::gloo_engine&, std::uint32_t)>;
+
+  void run_collective(const operation_kind& kind, mover move, const timeout_type& t, preparer prepare = {}) {
     const milliseconds limit = timeout_of(t);
     throw_if_broken();
+    const std::string signature = kind.signature();
     submit_and_wait(limit, [&] {
       const std::uint64_t step = ++steps;
       const auto tag = static_cast<std::uint32_t>(step);
-      return operation{signature, name, step, processes, where(signature, name, step),
-                       [this, move, tag](milliseconds left) { move(*engine, tag, left); }};
+      operation op{kind, signature, name, step, processes, where(signature, name, step),
+                   [this, move, tag](milliseconds left) { move(*engine, tag, left); }};
+      if (prepare)
+        op.prepare = [this, prepare, tag] { prepare(*engine, tag); };
+      return op;
     });
   }
 
   /// A send/recv between this rank and `peer`: numbered in the sequence of (from, to).
-  void run_p2p(int from, int to, std::string signature, mover move, const timeout_type& t) {
+  void run_p2p(int from, int to, const operation_kind& kind, mover move, const timeout_type& t) {
     const milliseconds limit = timeout_of(t);
     throw_if_broken();
+    const std::string signature = kind.signature();
     const std::string id = name + "/p2p/" + std::to_string(processes[from]) + "->" + std::to_string(processes[to]);
     std::vector<int> pair{processes[from], processes[to]};
     std::sort(pair.begin(), pair.end());
     submit_and_wait(limit, [&] {
       const std::uint64_t step = p2p_steps[{from, to}]++;
-      return operation{signature, id, step, pair, where(signature, id, step),
+      return operation{kind, signature, id, step, pair, where(signature, id, step),
                        [this, move](milliseconds left) { move(*engine, 0, left); }};
     });
   }
@@ -206,9 +231,24 @@ struct communicator::impl {
     {
       std::lock_guard<std::mutex> guard(mutex);
       op = std::make_shared<operation>(make());
+      op->record = observability::process_flight_recorder().issue(op->check_id, op->step, op->kind.name,
+                                                                  op->kind.type_name, op->kind.shape, op->signature,
+                                                                  op->participants);
       worker.post([this, job, op, deadline] { execute(*job, *op, deadline); });
     }
     await(*job, *op, deadline, limit);
+    observability::process_flight_recorder().mark(op->record, observability::op_state::completed);
+  }
+
+  /// A failure of `op`: recorded, the flight recorder written out (the error then says where), and
+  /// the communicator broken with the error's message. Returns the error to report.
+  std::exception_ptr fail(const operation& op, std::exception_ptr error) {
+    const std::string message = detail::message_of(error);
+    observability::process_flight_recorder().mark(op.record, observability::op_state::failed, message);
+    const std::string path = observability::dump_flight_recorder(process(), message);
+    error = detail::with_note(error, observability::flight_recorder_note(path));
+    break_with(message);
+    return error;
   }
 
   /// Worker side: the cluster's check, then the bytes.
@@ -217,13 +257,19 @@ struct communicator::impl {
       return job.finish(nullptr); // abandoned: the caller has reported already
     if (broken.load(std::memory_order_acquire))
       return job.finish(broken_error());
+    if (op.prepare) {
+      try {
+        op.prepare(); // a pair a dead peer closed fails here: attributed like a failure of the bytes
+      } catch (...) {
+        return job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
+      }
+    }
     try {
       cluster.check_collective(op.check_id, op.step, op.participants, op.signature, remaining(deadline));
     } catch (...) {
-      auto error = detail::with_context(std::current_exception(), op.where);
-      break_with(detail::message_of(error));
-      return job.finish(error);
+      return job.finish(fail(op, detail::with_context(std::current_exception(), op.where)));
     }
+    observability::process_flight_recorder().mark(op.record, observability::op_state::checked);
     if (!job.begin_move())
       return job.finish(nullptr);
     if (broken.load(std::memory_order_acquire))
@@ -232,9 +278,7 @@ struct communicator::impl {
       op.move(std::max(remaining(deadline), milliseconds(1)));
       job.finish(nullptr);
     } catch (...) {
-      auto error = explain_failure(std::current_exception(), op, deadline);
-      break_with(detail::message_of(error));
-      job.finish(error);
+      job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
     }
   }
 
@@ -306,12 +350,11 @@ struct communicator::impl {
       switch (job.abandon()) {
         case detail::collective_job::standing::finished: return job.result().get();
         case detail::collective_job::standing::moving:
-          break_with(detail::message_of(failure));
+          failure = fail(op, failure);
           job.result().wait(); // Gloo fails at once once aborted; then the buffers are free
           std::rethrow_exception(failure);
         case detail::collective_job::standing::abandoned:
-          break_with(detail::message_of(failure));
-          std::rethrow_exception(failure);
+          std::rethrow_exception(fail(op, failure));
       }
     }
   }
@@ -332,9 +375,10 @@ struct communicator::impl {
 
   /// Step 0: every participant agrees on the list, then Gloo connects the full mesh.
   void create() {
-    const std::string signature = "create over processes " + list_text(processes);
+    const operation_kind kind("create over processes " + list_text(processes));
+    const std::string signature = kind.signature();
     submit_and_wait(timeout, [&] {
-      return operation{signature, name, 0, processes, where(signature, name, 0), [this](milliseconds left) {
+      return operation{kind, signature, name, 0, processes, where(signature, name, 0), [this](milliseconds left) {
                          auto created = std::make_unique<detail::gloo_engine>(
                            cluster, "am/gloo/" + name + "/", rank, static_cast<int>(processes.size()),
                            bind_address, clock::now() + left);
@@ -403,7 +447,7 @@ void communicator::all_reduce(const void* input, void* output, std::size_t count
   check_buffer(output, count, "all_reduce's output");
   detail::check_reducible(type, op);
   impl_->run_collective(
-    "all_reduce(" + std::string(am::name(op)) + ") " + shape_text(type, count),
+    operation_kind("all_reduce(" + std::string(am::name(op)) + ")", type, count),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.all_reduce(input, output, count, type, op, tag, left);
     },
@@ -414,12 +458,15 @@ void communicator::all_gather(const void* input, void* output, std::size_t count
   checked_bytes(count, type, impl_->processes.size());
   check_buffer(input, count, "all_gather's input");
   check_buffer(output, count, "all_gather's output");
+  // The receives are posted before the check (gloo_engine::post_all_gather says why).
+  auto posted = std::make_shared<std::shared_ptr<void>>();
   impl_->run_collective(
-    "all_gather " + shape_text(type, count),
+    operation_kind("all_gather", type, count),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
-      engine.all_gather(input, output, count, type, tag, left);
+      engine.all_gather(input, output, count, type, tag, left, *posted);
+      posted->reset();
     },
-    timeout);
+    timeout, [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_all_gather(output, count, type, tag); });
 }
 
 void communicator::reduce_scatter(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
@@ -429,7 +476,7 @@ void communicator::reduce_scatter(const void* input, void* output, std::size_t c
   check_buffer(output, split_block(count, size(), rank()).count, "reduce_scatter's output");
   detail::check_reducible(type, op);
   impl_->run_collective(
-    "reduce_scatter(" + std::string(am::name(op)) + ") " + shape_text(type, count),
+    operation_kind("reduce_scatter(" + std::string(am::name(op)) + ")", type, count),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.reduce_scatter(input, output, count, type, op, tag, left);
     },
@@ -443,7 +490,7 @@ void communicator::broadcast(void* buffer, std::size_t count, dtype type, int ro
     throw value_error("broadcast's root " + std::to_string(root) + " is not a rank of communicator '"
                       + impl_->name + "' (0 to " + std::to_string(size() - 1) + ")");
   impl_->run_collective(
-    "broadcast " + shape_text(type, count) + " root=" + std::to_string(root),
+    operation_kind("broadcast", type, count, " root=" + std::to_string(root)),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.broadcast(buffer, count, type, root, tag, left);
     },
@@ -458,7 +505,7 @@ void communicator::all_to_all(const void* input, void* output, std::size_t count
     throw value_error("all_to_all splits its " + std::to_string(count) + " elements into " + std::to_string(size())
                       + " equal blocks: the count must be divisible by the number of ranks");
   impl_->run_collective(
-    "all_to_all " + shape_text(type, count),
+    operation_kind("all_to_all", type, count),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.all_to_all(input, output, count, type, tag, left);
     },
@@ -475,9 +522,10 @@ void check_peer(int peer, int rank, int size, const std::string& communicator, c
     throw value_error(std::string(what) + " to its own rank " + std::to_string(rank) + ": copy the buffer instead");
 }
 
-std::string p2p_signature(dtype type, std::size_t count, int from, int to, std::uint32_t tag) {
-  return "send/recv " + shape_text(type, count) + " from rank " + std::to_string(from) + " to rank "
-         + std::to_string(to) + " tag=" + std::to_string(tag);
+operation_kind p2p_kind(dtype type, std::size_t count, int from, int to, std::uint32_t tag) {
+  return operation_kind("send/recv", type, count,
+                        " from rank " + std::to_string(from) + " to rank " + std::to_string(to)
+                          + " tag=" + std::to_string(tag));
 }
 
 } // namespace
@@ -488,7 +536,7 @@ void communicator::send(const void* data, std::size_t count, dtype type, int pee
   check_buffer(data, count, "send's buffer");
   check_peer(peer, rank(), size(), impl_->name, "send");
   impl_->run_p2p(
-    rank(), peer, p2p_signature(type, count, rank(), peer, tag),
+    rank(), peer, p2p_kind(type, count, rank(), peer, tag),
     [=](detail::gloo_engine& engine, std::uint32_t, milliseconds left) { engine.send(data, bytes, peer, tag, left); },
     timeout);
 }
@@ -499,7 +547,7 @@ void communicator::recv(void* data, std::size_t count, dtype type, int peer, std
   check_buffer(data, count, "recv's buffer");
   check_peer(peer, rank(), size(), impl_->name, "recv");
   impl_->run_p2p(
-    peer, rank(), p2p_signature(type, count, peer, rank(), tag),
+    peer, rank(), p2p_kind(type, count, peer, rank(), tag),
     [=](detail::gloo_engine& engine, std::uint32_t, milliseconds left) { engine.recv(data, bytes, peer, tag, left); },
     timeout);
 }
