@@ -1,0 +1,92 @@
+// Random-number benchmark (issue 11 item 5): am::uniform and am::normal of JAX's threefry2x32 values
+// (float32, N x N on 8 CPU devices, split by rows), in elements per second, against a hand-written
+// loop over the machine's cores calling the same generator functions (devices/detail/random_counter.hpp)
+// with no runtime in between: the ratio is what the runtime and its kernels add or lose.
+//
+//   ./build/bench/bench_random [--n 4096] [--reps 5]
+#include <actormesh.hpp>
+
+#include "devices/detail/random_counter.hpp"
+#include "sharding/mesh.hpp"
+#include "sharding/named_sharding.hpp"
+#include "sharding/random.hpp"
+
+#include "bench_flags.hpp"
+#include "bench_report.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// Median seconds of `reps` runs of `body` after one warm-up run.
+double median_seconds(int reps, const std::function<void()>& body) {
+  body();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    auto start = clock_type::now();
+    body();
+    t.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+  }
+  return am::bench::percentile(t, 0.5);
+}
+
+/// The generator called directly: element i of `out` = f(key, i), split over `threads` threads.
+double loop_seconds(int reps, std::vector<float>& out, int threads, float (*f)(std::uint64_t, std::uint64_t)) {
+  auto n = static_cast<std::int64_t>(out.size());
+  return median_seconds(reps, [&] {
+    std::vector<std::thread> ts;
+    for (int k = 0; k < threads; ++k)
+      ts.emplace_back([&, k] {
+        for (auto i = n * k / threads; i < n * (k + 1) / threads; ++i)
+          out[static_cast<std::size_t>(i)] = f(0x2a, static_cast<std::uint64_t>(i));
+      });
+    for (auto& t : ts)
+      t.join();
+  });
+}
+
+int run(int argc, char** argv) {
+  auto n = am::bench::int_flag(argc, argv, "--n", 4096);
+  auto reps = static_cast<int>(am::bench::int_flag(argc, argv, "--reps", 5));
+  am::options opts;
+  opts.cpu_devices = 8;
+  opts.use_gpus = false;
+  am::runtime rt(opts);
+  am::mesh m(am::create_device_mesh({8}, am::devices()), {"x"});
+  auto s = am::make_named_sharding(m, am::P("x"));
+  auto key = am::wrap_key_data(0, 0x2a);
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<float> out(static_cast<std::size_t>(n * n));
+  double elems = static_cast<double>(n * n);
+  fmt::print("random values, float32 [{}, {}] on 8 CPU devices; peer: the same generator in a loop on {} threads\n",
+             n, n, threads);
+  struct row {
+    const char* what;
+    std::function<am::array()> make;
+    float (*peer)(std::uint64_t, std::uint64_t);
+  };
+  std::vector<row> rows{
+      {"uniform", [&] { return am::uniform(key, {n, n}, s); }, am::detail::rng::uniform_float32},
+      {"normal", [&] { return am::normal(key, {n, n}, s); }, am::detail::rng::normal_float32},
+  };
+  for (auto& r : rows) {
+    double ours = median_seconds(reps, [&] { r.make().block_until_ready(); });
+    double peer = loop_seconds(reps, out, threads, r.peer);
+    fmt::print("  {:<8} {:9.2f} ms  {:6.3f} Gelem/s   loop {:9.2f} ms   {:5.2f}x the loop\n", r.what, ours * 1e3,
+               elems / ours / 1e9, peer * 1e3, peer / ours);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  return am::bench::guarded_main("bench_random", run, argc, argv);
+}
