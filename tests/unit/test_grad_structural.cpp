@@ -106,3 +106,41 @@ TEST_CASE("grad refuses what JAX refuses, with JAX's words", "[grad][errors]") {
                     "but got int32. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int "
                     "to True.");
 }
+
+TEST_CASE("grad records no product for the gradient of an argument it does not differentiate", "[grad][matmul]") {
+  runtime rt(eight_cpus());
+  auto loss = [](const array& w1, const array& w2, const array& x, const array& y) {
+    return mean(square(matmul(tanh(matmul(x, w1)), w2) - y));
+  };
+  auto d = am::devices(platform::cpu)[0];
+  auto w1 = device_put(sample({6, 8}, 70), d), w2 = device_put(sample({8, 3}, 71), d);
+  auto x = device_put(sample({5, 6}, 72), d), y = device_put(sample({5, 3}, 73), d);
+  auto count_dots = [](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = text.find(" = dot "); at != std::string::npos; at = text.find(" = dot ", at + 1))
+      ++n;
+    return n;
+  };
+  // 2 forward products; backward: the hidden layer's cotangent and the two weights' gradients. The
+  // data's gradient (a 6th product) is never recorded.
+  auto weights = jit([&](const array& a, const array& b, const array& c, const array& e) {
+    auto g = grad(loss, {0, 1})(a, b, c, e);
+    return std::make_tuple(g[0], g[1]);
+  });
+  CHECK(count_dots(weights.lowered_text(w1, w2, x, y)) == 5);
+  // Only w2: the hidden layer's cotangent is not needed either.
+  auto second = jit([&](const array& a, const array& b, const array& c, const array& e) {
+    return grad(loss, 1)(a, b, c, e);
+  });
+  CHECK(count_dots(second.lowered_text(w1, w2, x, y)) == 3);
+  // The data too: all 6.
+  auto all = jit([&](const array& a, const array& b, const array& c, const array& e) {
+    auto g = grad(loss, {0, 1, 2})(a, b, c, e);
+    return std::make_tuple(g[0], g[1], g[2]);
+  });
+  CHECK(count_dots(all.lowered_text(w1, w2, x, y)) == 6);
+  // And the values did not change: the weights' gradients by central differences.
+  auto xr = device_put(sample({5, 6}, 72), on_4x2(P())), yr = device_put(sample({5, 3}, 73), on_4x2(P()));
+  check_gradients([&](const array& a, const array& b) { return loss(a, b, xr, yr); },
+                  {sample({6, 8}, 70), sample({8, 3}, 71)}, on_4x2(P()));
+}

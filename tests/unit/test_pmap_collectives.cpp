@@ -136,3 +136,34 @@ TEST_CASE("collectives of a broadcast argument (the same on every device)", "[pm
         == std::vector<double>{0, 0, 0, 0, 10, 20, 0, 0});
   CHECK(run([](const array&, const array& b) { return psum_scatter(b, "i"); }, c4) == std::vector<double>{4, 8, 12, 16});
 }
+
+TEST_CASE("psum and pmean of large slices: a reduce-scatter then an all-gather, the same sums", "[pmap][collectives]") {
+  runtime rt(eight_cpus());
+  auto devs = am::devices(platform::cpu);
+  // 8 slices of 8 x 1024 floats (divisible by the device count: the two-stage path), and of
+  // 8 x 1023 (not divisible: one reduction over dim 0).
+  for (std::int64_t width : {1024, 1023}) {
+    INFO("width " << width);
+    auto h = host_array::arange(0.0, static_cast<double>(8 * 8 * width), 1.0, dtype::float32).reshape({8, 8, width});
+    auto x = device_put(h, devs);
+    auto summed = pmap([](const array& a) { return psum(a, "i"); }, "i", {0}, {am::none});
+    auto averaged = pmap([](const array& a) { return a - pmean(a, "i"); }, "i");
+    auto hv = h.astype(dtype::float64).to_vector<double>();
+    auto slice = static_cast<std::size_t>(8 * width);
+    std::vector<double> want(slice, 0.0);
+    for (std::size_t d = 0; d < 8; ++d)
+      for (std::size_t k = 0; k < slice; ++k)
+        want[k] += hv[d * slice + k];
+    CHECK(values(summed(x)) == want);
+    std::vector<double> centered(hv.size());
+    for (std::size_t k = 0; k < hv.size(); ++k)
+      centered[k] = hv[k] - want[k % slice] / 8;
+    CHECK(all_close(values(averaged(x)), centered, 1e-6, 1e-3));
+    // Divisible: each device sums only its block of every slice (a stage of its own), then gathers.
+    auto text = summed.lowered_text(x);
+    if (width == 1024)
+      CHECK_THAT(text, Catch::StartsWith("24 programs in 3 stage(s)"));
+    else
+      CHECK_THAT(text, Catch::StartsWith("16 programs in 2 stage(s)"));
+  }
+}
