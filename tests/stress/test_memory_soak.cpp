@@ -9,9 +9,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 using namespace am;
 using namespace std::chrono_literals;
@@ -97,4 +100,35 @@ TEST_CASE("arrays on ever new shardings keep the eager plans and memory bounded"
   CHECK(detail::eager_plan_count() <= 4096);
   CHECK(detail::derived_sharding_memo_size() <= 4096);
   CHECK(end - warm < 48.0);
+}
+
+TEST_CASE("threads deriving shardings at once share the bounded memo safely", "[stress][memory]") {
+  runtime rt(am::test::stress_options());
+  auto devs = am::devices();
+  mesh m(create_device_mesh({static_cast<std::int64_t>(devs.size())}, devs), {"x"});
+  sharding_ptr shared = make_named_sharding(m, P("x")); // one input every thread derives from too
+  auto shared_transposed = detail::transposed(shared, {1, 0});
+  std::atomic<std::int64_t> total{0};
+  std::atomic<bool> wrong{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 200'000 && std::chrono::steady_clock::now() - start < 5s; ++i) {
+        sharding_ptr s = make_named_sharding(m, P(none, "x"));
+        auto d = detail::reduced(s, 2, {1});
+        if (!d->is_fully_replicated() && devs.size() > 1)
+          wrong = true; // P(None, 'x') reduced over dim 1 is replicated
+        if (detail::transposed(shared, {1, 0}) != shared_transposed && detail::derived_sharding_memo_size() < 100)
+          wrong = true; // while the memo is small, the same input gives the same derived object
+        ++total;
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  WARN(total.load() << " shardings derived by 4 threads");
+  CHECK_FALSE(wrong.load());
+  CHECK(total.load() >= 10'000);
+  CHECK(detail::derived_sharding_memo_size() <= 4096);
+  CHECK(detail::transposed(shared, {1, 0})->to_string() == shared_transposed->to_string());
 }
