@@ -82,18 +82,21 @@ bool same_signature_objects(const spec_tree& a, const spec_tree& b) {
 
 std::shared_ptr<function_core::signature_entry> function_core::entry_for(const spec_tree& in_specs) const {
   {
-    // The common case, a caller repeating a call on the same arrays' layouts, skips building the
-    // key (the shardings' text: most of a call's cost on the caller's side, measured).
+    // The common case, callers repeating calls on the same arrays' layouts, skips building the key
+    // (the shardings' text: most of a call's cost on the caller's side, measured).
     std::lock_guard<std::mutex> guard(mutex_);
-    if (last_ && same_signature_objects(last_->specs, in_specs))
-      return last_->entry;
+    for (auto& r : recent_)
+      if (same_signature_objects(r.specs, in_specs))
+        return r.entry;
   }
   auto key = signature_key(in_specs);
   std::lock_guard<std::mutex> guard(mutex_);
   auto& e = signatures_[key];
   if (!e)
     e = std::make_shared<signature_entry>();
-  last_ = last_signature{in_specs, e};
+  if (recent_.size() == max_recent) // each thread's arrays have shardings of their own: keep a few
+    recent_.erase(recent_.begin());
+  recent_.push_back(recent_signature{in_specs, e});
   return e;
 }
 

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace am::detail {
 
@@ -59,11 +60,12 @@ private:
   specialization spec_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::shared_ptr<signature_entry>> signatures_;
-  struct last_signature {
+  struct recent_signature {
     spec_tree specs;
     std::shared_ptr<signature_entry> entry;
   };
-  mutable std::optional<last_signature> last_; // the signature looked up last, found without its key
+  static constexpr std::size_t max_recent = 8;
+  mutable std::vector<recent_signature> recent_; // the signatures looked up last, found without their key
 };
 
 } // namespace am::detail
