@@ -16,26 +16,13 @@
 
 #include <fmt/core.h>
 
-#include <chrono>
 #include <functional>
 #include <thread>
 #include <vector>
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-/// Median seconds of `reps` runs of `body` after one warm-up run.
-double median_seconds(int reps, const std::function<void()>& body) {
-  body();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    auto start = clock_type::now();
-    body();
-    t.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-  }
-  return am::bench::percentile(t, 0.5);
-}
+using am::bench::median_seconds;
 
 /// The generator called directly: element i of `out` = f(key, i), split over `threads` threads.
 double loop_seconds(int reps, std::vector<float>& out, int threads, float (*f)(std::uint64_t, std::uint64_t)) {

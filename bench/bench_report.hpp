@@ -3,8 +3,10 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <vector>
 
 namespace am::bench {
@@ -13,6 +15,18 @@ namespace am::bench {
 inline double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+/// Median seconds of `reps` runs of `body` after one warm-up run.
+inline double median_seconds(int reps, const std::function<void()>& body) {
+  body();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    body();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return percentile(t, 0.5);
 }
 
 /// Runs `run(argc, argv)`; an exception becomes "<name>: <what>" on stderr and status 2.
