@@ -9,6 +9,14 @@
 //                                                       times each one back to back: bus bandwidth
 //                                                       (algbw x 2(n-1)/n, as nccl-tests define it),
 //                                                       against bench_cluster_allreduce
+//   mpi_peers allgather [--bytes B] [--warmup W] [--rounds R]
+//   mpi_peers bcast [--bytes B] [--warmup W] [--rounds R]
+//                                                       MPI_Allgather (MPI_Bcast from rank 0) of B
+//                                                       bytes per rank, every rank times each one
+//                                                       after an untimed barrier, rank 0 prints the slowest
+//                                                       rank's median and 10th/90th percentiles,
+//                                                       against
+//                                                       bench_multihost_utils (run_multihost_bench.sh)
 //
 // The transport is chosen on mpirun's command line: `--mca pml ob1 --mca btl tcp,self` (TCP over
 // loopback, the peer of Gloo's TCP transport) or `--mca pml ob1 --mca btl vader,self` (shared
@@ -90,6 +98,56 @@ int allreduce(int argc, char** argv, int rank, int n) {
   return right ? 0 : 1;
 }
 
+/// MPI_Allgather ("allgather") or MPI_Bcast from rank 0 ("bcast") of `--bytes` bytes per rank:
+/// the peers of process_allgather and broadcast_one_to_all. Buffers are touched once and reused;
+/// the result is checked (row r of a gather holds r + 1, a broadcast holds rank 0's 1).
+int bytes_collective(const std::string& mode, int argc, char** argv, int rank, int n) {
+  const auto bytes = static_cast<std::size_t>(std::max(1LL, int_flag(argc, argv, "--bytes", 1024)));
+  const bool large = bytes >= (1u << 20);
+  long long warmup = int_flag(argc, argv, "--warmup", large ? 2 : 50);
+  long long rounds = std::max(1LL, int_flag(argc, argv, "--rounds", large ? 10 : 500));
+  const bool gather = mode == "allgather";
+  std::vector<unsigned char> in(bytes, static_cast<unsigned char>(rank + 1));
+  std::vector<unsigned char> out(gather ? bytes * static_cast<std::size_t>(n) : 0, 0);
+  std::vector<double> us;
+  for (long long k = 0; k < warmup + rounds; ++k) {
+    // As the OSU benchmarks do: a barrier (not timed) before each call, so that a root which
+    // returns once its bytes are sent cannot run ahead and time its sends back to back.
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    if (gather)
+      MPI_Allgather(in.data(), static_cast<int>(bytes), MPI_BYTE, out.data(), static_cast<int>(bytes), MPI_BYTE,
+                    MPI_COMM_WORLD);
+    else
+      MPI_Bcast(in.data(), static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (k >= warmup)
+      us.push_back((MPI_Wtime() - start) * 1e6);
+  }
+  bool right = true;
+  if (gather) {
+    for (int r = 0; r < n; ++r)
+      right = right && std::all_of(out.begin() + static_cast<std::ptrdiff_t>(r * bytes),
+                                   out.begin() + static_cast<std::ptrdiff_t>((r + 1) * bytes),
+                                   [r](unsigned char v) { return v == r + 1; });
+  } else {
+    right = std::all_of(in.begin(), in.end(), [](unsigned char v) { return v == 1; });
+  }
+  // Each figure is the slowest rank's (a broadcast's root returns once its bytes are sent).
+  double mine[3] = {percentile(us, 0.5), percentile(us, 0.1), percentile(us, 0.9)}, worst[3] = {0, 0, 0};
+  MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    const double med = worst[0], p10 = worst[1], p90 = worst[2];
+    const double received = static_cast<double>(bytes) * (gather ? n - 1 : 1);
+    std::printf("%s, %d ranks, %zu bytes, %lld rounds: median %.1f us (p10 %.1f, p90 %.1f), %.3f GB/s received per "
+                "rank, result %s\n", gather ? "MPI_Allgather" : "MPI_Bcast", n, bytes, rounds, med, p10, p90,
+                received / (med * 1e-6) / 1e9, right ? "right" : "WRONG");
+    const std::string key = gather ? "mpi_allgather" : "mpi_bcast";
+    std::printf("RESULT %s_us %.2f\nRESULT %s_p10_us %.2f\nRESULT %s_p90_us %.2f\nRESULT %s_gbs %.4f\n", key.c_str(),
+                med, key.c_str(), p10, key.c_str(), p90, key.c_str(), received / (med * 1e-6) / 1e9);
+  }
+  return right ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -103,8 +161,10 @@ int main(int argc, char** argv) {
     rc = barrier(argc, argv, rank, n);
   else if (mode == "allreduce")
     rc = allreduce(argc, argv, rank, n);
+  else if (mode == "allgather" || mode == "bcast")
+    rc = bytes_collective(mode, argc, argv, rank, n);
   else if (rank == 0)
-    std::fprintf(stderr, "usage: mpi_peers barrier|allreduce [--mib M] [--warmup W] [--rounds R]\n");
+    std::fprintf(stderr, "usage: mpi_peers barrier|allreduce|allgather|bcast [--mib M] [--bytes B] [--warmup W] [--rounds R]\n");
   std::fflush(stdout);
   MPI_Finalize();
   return rc;
