@@ -8,8 +8,9 @@
 //
 // Ray runs in a child process (bench/ray_peer.py, with --ray-python, else $AM_RAY_PYTHON, else
 // /work/venv-ray/bin/python, else python3); without Ray installed it is skipped with a message.
-// With --processes P (P >= 2) the benchmark starts P-1 `actormesh worker` processes on loopback,
-// runs as their controller and measures the colocated round trip to a worker's CPU device too.
+// With --processes P (P >= 2) the benchmark starts P-1 copies of itself as workers on loopback
+// (`bench_colocated worker ...`: the same binary, so the same functions are registered there), runs
+// as their controller and measures the colocated round trip to a worker's CPU device too.
 #include <actormesh.hpp>
 
 #include <caf/all.hpp>
@@ -174,7 +175,26 @@ void print_line(const char* what, const std::vector<double>& s, double reference
   fmt::print("\n");
 }
 
+/// `bench_colocated worker --coordinator HOST:PORT --process-id K --num-processes P --cpu-devices D`:
+/// a worker of the --processes mode. It is this binary, so that the functions and classes the
+/// benchmark registers are registered there too (code never travels, only names).
+int serve_as_worker(int argc, char** argv) {
+  am::options opts;
+  opts.role = am::process_role::worker;
+  opts.use_gpus = false;
+  opts.coordinator_address = text_flag(argc, argv, "--coordinator", "");
+  opts.process_id = static_cast<int>(int_flag(argc, argv, "--process-id", 1));
+  opts.num_processes = static_cast<int>(int_flag(argc, argv, "--num-processes", 2));
+  opts.cpu_devices = static_cast<int>(int_flag(argc, argv, "--cpu-devices", 1));
+  am::runtime rt(opts);
+  rt.serve();
+  rt.stop();
+  return 0;
+}
+
 int run(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "worker") == 0)
+    return serve_as_worker(argc, argv);
   const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 5000));
   const int threads = static_cast<int>(int_flag(argc, argv, "--threads", 4));
   const int calls = static_cast<int>(int_flag(argc, argv, "--calls", 20000));
@@ -187,10 +207,7 @@ int run(int argc, char** argv) {
   opts.use_gpus = false;
   opts.cpu_devices = 1;
   if (processes > 1) {
-    auto program = text_flag(argc, argv, "--worker-program",
-                             (std::filesystem::path(am::tools::running_executable()).parent_path().parent_path()
-                              / "tools" / "actormesh")
-                               .string());
+    auto program = text_flag(argc, argv, "--worker-program", am::tools::running_executable());
     int port = am::tools::free_loopback_port();
     workers.emplace(program, processes, port, 1);
     opts.role = am::process_role::controller;
