@@ -48,25 +48,33 @@ am::testing::command_result two_processes(const std::string& program, const std:
                                   180);
 }
 
+/// The one line of `one` (a run alone) that starts with `prefix`, checked to be printed the same by
+/// both processes of `two` (a launcher's run, lines tagged "[p] "); returns it (prefix removed).
+std::string same_line_everywhere(const am::testing::command_result& one, const am::testing::command_result& two,
+                                 const std::string& prefix) {
+  auto expected = lines_after(one.output, prefix);
+  REQUIRE(expected.size() == 1);
+  for (int p = 0; p < 2; ++p) {
+    auto got = lines_after(two.output, "[" + std::to_string(p) + "] " + prefix);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == expected[0]);
+  }
+  return expected[0];
+}
+
 } // namespace
 
 TEST_CASE("pmap trains across two processes to the same w and b as one process, bit for bit", "[integration][pmap]") {
   auto one = alone("train 200");
   INFO(one.output);
   REQUIRE(one.status == 0);
-  auto expected = lines_after(one.output, "w = ");
-  REQUIRE(expected.size() == 1);
   auto two = two_processes(probe, "train 200", 4);
   INFO(two.output);
   REQUIRE(two.status == 0);
-  for (int p = 0; p < 2; ++p) {
-    auto got = lines_after(two.output, "[" + std::to_string(p) + "] w = ");
-    REQUIRE(got.size() == 1);
-    CHECK(got[0] == expected[0]);
-  }
+  auto trained = same_line_everywhere(one, two, "w = ");
   // It did train: w and b approach 3 and 2.
   std::smatch m;
-  REQUIRE(std::regex_search(expected[0], m, std::regex(R"(^(\S+)  b = (\S+))")));
+  REQUIRE(std::regex_search(trained, m, std::regex(R"(^(\S+)  b = (\S+))")));
   CHECK(std::abs(std::stod(m[1]) - 3) < 0.3);
   CHECK(std::abs(std::stod(m[2]) - 2) < 1.0);
 }
@@ -81,13 +89,7 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "psum_scatter", "axis_index"};
   for (auto* name : names) {
     INFO(name);
-    auto expected = lines_after(one.output, std::string(name) + ": ");
-    REQUIRE(expected.size() == 1);
-    for (int p = 0; p < 2; ++p) {
-      auto got = lines_after(two.output, "[" + std::to_string(p) + "] " + name + ": ");
-      REQUIRE(got.size() == 1);
-      CHECK(got[0] == expected[0]);
-    }
+    same_line_everywhere(one, two, std::string(name) + ": ");
   }
   // psum of rows [1 2 3 4] and [5 6 7 8]: their sum on both devices.
   CHECK(lines_after(one.output, "psum: ")[0] == "6.000000 8.000000 10.000000 12.000000 6.000000 8.000000 10.000000 "
@@ -126,16 +128,12 @@ TEST_CASE("the pmap tour runs under actormesh launch -n 2 --cpu-devices 4 with t
   auto one = am::testing::run_command(tour + " --steps 300", 120);
   INFO(one.output);
   REQUIRE(one.status == 0);
-  auto expected = lines_after(one.output, "w = ");
-  REQUIRE(expected.size() == 1);
   auto two = two_processes(tour, "--steps 300", 4);
   INFO(two.output);
   REQUIRE(two.status == 0);
+  same_line_everywhere(one, two, "w = ");
   for (int p = 0; p < 2; ++p) {
     auto tag = "[" + std::to_string(p) + "] ";
-    auto got = lines_after(two.output, tag + "w = ");
-    REQUIRE(got.size() == 1);
-    CHECK(got[0] == expected[0]);
     CHECK(two.output.find(tag + "actormesh pmap tour: 2 of 8 devices, 2 process(es)") != std::string::npos);
     CHECK(lines_after(two.output, tag + "all ").size() == 1);
   }
