@@ -10,7 +10,7 @@
 # and the engine alone (a communicator's all_gather and broadcast of the same bytes, without the
 # utilities' tree agreement) as a decomposition against the same MPI figures. Ratios: for times
 # peer/ours (a speed, higher is better, as the issue's "at least 0.8x Open MPI" reads), for rates
-# ours/peer. The whole run takes about 2 minutes; --quick about 1.
+# ours/peer. The whole run takes about a minute (on a loaded 2-core VM); --quick less.
 #
 # Builds nothing: give it a build directory (configured with -DAM_BUILD_BENCH=ON) with the targets
 # actormesh_tool, bench_multihost_utils, bench_multihost_checkpoint and (with Open MPI) mpi_peers.

@@ -10,8 +10,6 @@
 //   multihost_probe host-local       host_local_array_to_global_array and back, every spec kind
 //   multihost_probe mismatch         processes pass trees of different shapes
 //   multihost_probe die-in-gather P  gathers in a loop; P kills itself (SIGKILL) at the third
-//   multihost_probe bench BYTES REPS  times REPS broadcast_one_to_all and process_allgather of a
-//                                    uint8[BYTES] (after one warm-up each); process 0 prints medians
 //   multihost_probe checkpoint-save DIR      saves the checkpoint tree (checkpoint_values) into DIR
 //   multihost_probe checkpoint-restore DIR   restores it onto other shardings and checks the values
 //   multihost_probe live-devices P   three live_devices blocks; P is killed (SIGKILL) in the second
@@ -344,74 +342,6 @@ void checkpoint_restore(int n, const std::string& dir) {
   say("w restored sharding: " + rw.sharding()->to_string());
 }
 
-void bench(int p, std::int64_t bytes, int reps) {
-  auto x = host_array::full({bytes}, static_cast<std::uint8_t>(p + 1), am::dtype::uint8);
-  auto median = [&](auto&& op) {
-    op();
-    std::vector<double> us;
-    for (int r = 0; r < reps; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      op();
-      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(us.begin(), us.end());
-    return us[us.size() / 2];
-  };
-  double b = median([&] { mh::broadcast_one_to_all(x); });
-  double g = median([&] { mh::process_allgather(x); });
-  // The engine alone, for reference: the same bytes through a communicator of our own.
-  auto comm = am::make_communicator("bench");
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes) * static_cast<std::size_t>(comm->size()));
-  double raw_b = median([&] { comm->broadcast(x.bytes().data(), static_cast<std::size_t>(bytes), am::dtype::uint8, 0); });
-  double raw_g = median([&] { comm->all_gather(x.bytes().data(), out.data(), static_cast<std::size_t>(bytes), am::dtype::uint8); });
-  // Checkpoints of a float32 global array of `bytes` bytes over every device, against writing
-  // (and reading) the same blocks with one write (read) per file.
-  const std::string dir = "/tmp/am_mh_bench." + std::to_string(mh::broadcast_one_to_all(static_cast<std::int64_t>(::getpid())));
-  am::mesh flat({static_cast<std::int64_t>(am::device_count())}, am::devices(), {"x"});
-  am::sharding_ptr sh = am::make_named_sharding(flat, am::P("x"));
-  auto ga = am::device_put(host_array::zeros({bytes / 4}, am::dtype::float32), sh);
-  double save = median([&] { mh::save_checkpoint(dir, std::make_tuple(ga)); });
-  double restore = median([&] {
-    auto [r] = mh::restore_checkpoint(dir, std::make_tuple(sh));
-    r.block_until_ready();
-  });
-  std::vector<host_array> blocks;
-  for (auto& s : ga.addressable_shards())
-    blocks.push_back(am::shard_data(ga, s).to_host());
-  double raw_write = median([&] {
-    for (std::size_t k = 0; k < blocks.size(); ++k) {
-      auto path = dir + "/raw." + std::to_string(p) + "." + std::to_string(k);
-      int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (::write(fd, blocks[k].bytes().data(), blocks[k].nbytes()) < 0)
-        say("write failed");
-      ::close(fd);
-    }
-    mh::sync_global_devices("raw written");
-  });
-  double raw_read = median([&] {
-    for (std::size_t k = 0; k < blocks.size(); ++k) {
-      auto path = dir + "/raw." + std::to_string(p) + "." + std::to_string(k);
-      int fd = ::open(path.c_str(), O_RDONLY);
-      auto h = host_array::empty(blocks[k].shape(), blocks[k].dtype());
-      if (::read(fd, h.bytes().data(), h.nbytes()) < 0)
-        say("read failed");
-      ::close(fd);
-    }
-    mh::sync_global_devices("raw read");
-  });
-  mh::sync_global_devices("bench done");
-  if (p == 0) {
-    std::filesystem::remove_all(dir);
-    say("bench checkpoint of " + std::to_string(bytes) + " bytes: save median us " + std::to_string(save)
-        + ", restore " + std::to_string(restore) + "; one write per file " + std::to_string(raw_write)
-        + ", one read per file " + std::to_string(raw_read));
-  }
-  if (p == 0)
-    say("bench " + std::to_string(bytes) + " bytes: broadcast_one_to_all median us " + std::to_string(b)
-        + ", process_allgather median us " + std::to_string(g) + "; communicator broadcast " + std::to_string(raw_b)
-        + ", all_gather " + std::to_string(raw_g));
-}
-
 void die_in_gather(int p, int victim) {
   auto t0 = std::chrono::steady_clock::now();
   try {
@@ -455,8 +385,6 @@ int run(int argc, char** argv) {
     checkpoint_save(n, argv[2]);
   else if (scenario == "checkpoint-restore")
     checkpoint_restore(n, argv[2]);
-  else if (scenario == "bench")
-    bench(p, std::atoll(argv[2]), std::atoi(argv[3]));
   else if (scenario == "die-in-gather")
     die_in_gather(p, std::atoi(argv[2]));
   else if (scenario == "mismatch")
