@@ -121,6 +121,35 @@ TEST_CASE("a process killed mid-training ends the other's pmap step with a clear
   CHECK(seconds < 30); // well inside the 20 s collective timeout plus start-up: the failure, not a timeout
 }
 
+TEST_CASE("processes that make different pmap calls both get a desync error, not a hang", "[integration][pmap][errors]") {
+  using namespace std::chrono_literals;
+  am::testing::process_group group;
+  const int port = am::testing::free_loopback_port();
+  for (int p = 0; p < 2; ++p) {
+    auto env = am::testing::cluster_env(p, 2, port);
+    env["AM_COLLECTIVE_TIMEOUT"] = "5s"; // the mismatch is reported when the transfers give up
+    group.start({probe, "mismatch"}, env);
+  }
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  // Each process reports the desync, or, when the other saw it first and left, that it left.
+  const char* desync[] = {"desync_error: A shard transfer from process 1 carries 40 bytes where 32 were expected",
+                          "desync_error: A shard transfer from process 0 carries 32 bytes where 40 were expected"};
+  int desyncs = 0;
+  for (int p = 0; p < 2; ++p) {
+    auto errors = lines_after(group[static_cast<std::size_t>(p)].output(), "error ");
+    REQUIRE(errors.size() == 1);
+    bool saw_desync = errors[0].rfind(desync[p], 0) == 0;
+    desyncs += saw_desync ? 1 : 0;
+    auto other = std::to_string(1 - p);
+    CHECK((saw_desync
+           || std::regex_search(errors[0], std::regex("^process_failure_error: .*process " + other
+                                                     + " \\(host .*has left the cluster"))));
+    CHECK(group[static_cast<std::size_t>(p)].status == 1);
+  }
+  CHECK(desyncs >= 1);
+}
+
 TEST_CASE("the pmap tour runs under actormesh launch -n 2 --cpu-devices 4 with the same w and b as alone",
           "[integration][pmap]") {
   const auto tour = std::string(AM_BINARY_DIR) + "/demos/pmap_tour";

@@ -9,6 +9,8 @@
 //                                    axis_index over the devices; one line each
 //   pmap_probe die-at P K            trains; process P kills itself (SIGKILL) at step K; the others
 //                                    print the error that ends their step ("error <kind>: ...")
+//   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
+//                                    print the error ("error <kind>: ...")
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
@@ -115,6 +117,17 @@ void collectives() {
   show("axis_index", [](const array& a) { return a * am::astype(am::axis_index("i"), a.dtype()); });
 }
 
+/// Every process psums slices of 4 float64 except process 1, whose are 5 long (a program bug:
+/// the processes do not make the same call).
+void mismatch() {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  std::int64_t width = am::process_index() == 1 ? 5 : 4;
+  auto x = am::device_put(am::host_array::full({n, width}, 1.0, am::dtype::float64), devices);
+  auto summed = am::pmap([](const array& a) { return am::psum(a, "i"); }, "i", {0}, {am::none}, devices)(x);
+  say("psum: " + values(summed.to_host()));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -125,10 +138,12 @@ int main(int argc, char** argv) {
       train(std::atol(argv[2]), -1, -1);
     else if (mode == "collectives")
       collectives();
+    else if (mode == "mismatch")
+      mismatch();
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K\n");
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch\n");
       return 2;
     }
   } catch (const std::exception& e) {
