@@ -84,12 +84,22 @@ std::string explain_hang(const std::vector<flight_dump>& dumps) {
     std::uint64_t front = 0;
     for (auto& [p, l] : by_process)
       front = std::max(front, l.entry->step);
+    // Quiet when every participant that wrote a dump completed the same last step (one that wrote
+    // none is named, but nobody waits for it here).
     bool all_done = true;
-    for (int p : participants[comm])
+    std::vector<int> silent;
+    for (int p : participants[comm]) {
+      if (std::find(have.begin(), have.end(), p) == have.end()) {
+        silent.push_back(p);
+        continue;
+      }
       all_done = all_done && by_process.count(p) && by_process[p].entry->step == front
                  && by_process[p].entry->state == op_state::completed;
+    }
     if (all_done) {
-      quiet.push_back("'" + comm + "': every process completed step " + std::to_string(front));
+      quiet.push_back("'" + comm + "': every process " + (silent.empty() ? "" : "that wrote a dump ")
+                      + "completed step " + std::to_string(front)
+                      + (silent.empty() ? "" : " (" + processes_text(silent) + " wrote none)"));
       continue;
     }
     found = true;

@@ -13,8 +13,8 @@ namespace am::observability {
 /// (sequence) whose processes did not all complete the same last step, it names the step the
 /// furthest processes reached, who issued it and in what state, who never issued it (and where
 /// each of those stopped), any desync (different operations at one step), and participants that
-/// wrote no dump. Sequences where every process completed the same last step are summed up in one
-/// line each.
+/// wrote no dump. Sequences where every process that wrote a dump completed the same last step
+/// are summed up in one line each.
 std::string explain_hang(const std::vector<flight_dump>& dumps);
 
 } // namespace am::observability

@@ -110,6 +110,29 @@ TEST_CASE("flight recorder: a stalled process is named as the one the others wai
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("flight recorder: a barrier that times out is dumped, and the absent process named",
+          "[integration][flight_recorder]") {
+  const int n = 3;
+  const std::string dir = fresh_dir("barrier");
+  process_group group;
+  run_cluster(group, n, {"barrier", "1"}, dir, {{"AM_STALL_MS", "6000"}}, {0, 2});
+  INFO(group.all_output());
+  for (int p : {0, 2}) {
+    const auto out = group[static_cast<std::size_t>(p)].output();
+    CHECK(contains(out, "error timeout_error: "));
+    CHECK(contains(out, "(flight recorder: " + dir + "/flight_recorder." + std::to_string(p) + ".txt)"));
+  }
+  auto [report, status] = inspect(dir);
+  INFO(report);
+  CHECK(status == 0);
+  CHECK(contains(report, "communicator 'barriers' (processes 0, 1, 2):"));
+  CHECK(contains(report, "process 0 at step 2 (barrier 'second') failed in it"));
+  CHECK(contains(report, "=> process 1 is behind: processes 0, 2 wait for it at step 2 (barrier 'second')"));
+  // The communicator's two all-gathers completed everywhere.
+  CHECK(contains(report, "'flight probe': every process that wrote a dump completed step 2 (process 1 wrote none)"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("inspect-hang refuses a directory without dumps and a malformed dump", "[integration][flight_recorder]") {
   const std::string dir = fresh_dir("bad");
   auto [empty_report, empty_status] = inspect(dir);

@@ -6,6 +6,8 @@
 //                           others issue a third all-gather: a desync on every process
 //   flight_probe stall P    two good all-gathers, then process P sleeps AM_STALL_MS (past the
 //                           collective timeout) instead of the third: the others time out
+//   flight_probe barrier P  two good all-gathers and a barrier, then process P sleeps AM_STALL_MS
+//                           instead of a second barrier, which the others leave after 2 s
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
@@ -21,7 +23,7 @@ using am::testing::say;
 
 int run(int argc, char** argv) {
   if (argc < 3)
-    throw am::value_error("usage: flight_probe desync|stall P");
+    throw am::value_error("usage: flight_probe desync|stall|barrier P");
   const std::string scenario = argv[1];
   const int odd = std::atoi(argv[2]);
   am::runtime rt(argc, argv);
@@ -32,7 +34,14 @@ int run(int argc, char** argv) {
     comm->all_gather(in.data(), out.data(), in.size(), am::dtype::uint8);
   say("two gathers: passed");
   try {
-    if (p == odd && scenario == "desync") {
+    if (scenario == "barrier") {
+      am::distributed::wait_at_barrier("first");
+      if (p == odd) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(std::getenv("AM_STALL_MS"))));
+        return 0;
+      }
+      am::distributed::wait_at_barrier("second", std::chrono::seconds(2));
+    } else if (p == odd && scenario == "desync") {
       comm->broadcast(in.data(), in.size(), am::dtype::uint8, 0);
     } else if (p == odd && scenario == "stall") {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(std::getenv("AM_STALL_MS"))));
@@ -47,7 +56,11 @@ int run(int argc, char** argv) {
   }
   say("done");
   std::fflush(stdout);
-  // Leave at once: the cluster's orderly stop would wait for the stalled process.
+  // Process 0 holds the coordinator: it stays a while, so that every other process meets its own
+  // error rather than the coordinator's departure.
+  if (p == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Then leave at once: the cluster's orderly stop would wait for the stalled process.
   std::_Exit(0);
 }
 
