@@ -20,7 +20,6 @@
 #include <fmt/core.h>
 
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,23 +30,9 @@
 
 using am::array;
 using am::bench::int_flag;
-using am::bench::percentile;
+using am::bench::median_seconds;
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-template <class F>
-double median_seconds(long long rounds, F&& f) {
-  std::vector<double> s;
-  f(); // warm-up (and the trace)
-  for (long long r = 0; r < rounds; ++r) {
-    auto start = clock_type::now();
-    f();
-    s.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-  }
-  return percentile(s, 0.5);
-}
 
 am::host_array sample(const am::shape_t& shape, unsigned seed, double scale) {
   std::mt19937 rng(seed);
@@ -118,7 +103,7 @@ void print_vs_jax(const char* what, double ours, double theirs, const char* targ
 }
 
 /// 1. psum over every device against memcpy of the same bytes.
-void psum_vs_memcpy(const std::vector<am::device>& devices, std::int64_t floats, long long rounds) {
+void psum_vs_memcpy(const std::vector<am::device>& devices, std::int64_t floats, int rounds) {
   auto n = static_cast<std::int64_t>(devices.size());
   auto x = am::device_put(sample({n, floats}, 1, 1.0), devices);
   x.block_until_ready();
@@ -150,7 +135,7 @@ array mlp_loss(const array& w1, const array& w2, const array& x, const array& y)
 constexpr double mlp_rate = 0.01;
 
 /// 2. One MLP training step: 8 devices under pmap, one device under jit, JAX's pmap.
-void mlp_step(const std::vector<am::device>& devices, std::int64_t batch, std::int64_t width, long long rounds,
+void mlp_step(const std::vector<am::device>& devices, std::int64_t batch, std::int64_t width, int rounds,
               const std::vector<std::pair<std::string, double>>& jax) {
   auto n = static_cast<std::int64_t>(devices.size());
   auto w1 = am::device_put(sample({width, width}, 2, 0.05), devices[0]);
@@ -235,7 +220,7 @@ int run(int argc, char** argv) {
   const auto floats = int_flag(argc, argv, "--floats", 2 << 20);
   const auto batch = int_flag(argc, argv, "--batch", 4096);
   const auto width = int_flag(argc, argv, "--width", 512);
-  const auto rounds = int_flag(argc, argv, "--rounds", 5);
+  const auto rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 5));
   const auto steps = int_flag(argc, argv, "--steps", 1000);
   if (batch % 8 != 0)
     throw std::invalid_argument("--batch must be a multiple of 8");
@@ -248,7 +233,7 @@ int run(int argc, char** argv) {
   auto devices = am::local_devices();
   fmt::print("bench_pmap: {} CPU devices, {} hardware threads (loaded machine unless stated)\n\n", devices.size(),
              std::thread::hardware_concurrency());
-  psum_vs_memcpy(devices, floats, int_flag(argc, argv, "--psum-rounds", 20));
+  psum_vs_memcpy(devices, floats, static_cast<int>(int_flag(argc, argv, "--psum-rounds", 20)));
   mlp_step(devices, batch, width, rounds, jax);
   seed_training(devices, steps, jax);
   return 0;

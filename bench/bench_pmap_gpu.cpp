@@ -19,28 +19,13 @@
 
 #include <fmt/core.h>
 
-#include <chrono>
 #include <vector>
 
 using am::array;
 using am::bench::int_flag;
-using am::bench::percentile;
+using am::bench::median_seconds;
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-template <class F>
-double median_seconds(long long rounds, F&& f) {
-  std::vector<double> s;
-  f();
-  for (long long r = 0; r < rounds; ++r) {
-    auto start = clock_type::now();
-    f();
-    s.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-  }
-  return percentile(s, 0.5);
-}
 
 #if AM_HAVE_CUDA
 /// The HBM peak of CUDA device `ordinal` in bytes/s (0 when the attributes are missing).
@@ -53,7 +38,7 @@ double hbm_peak(int ordinal) {
 }
 
 /// cudaMemcpy device-to-device of `bytes` on device `ordinal`, seconds per copy.
-double memcpy_seconds(int ordinal, std::size_t bytes, long long rounds) {
+double memcpy_seconds(int ordinal, std::size_t bytes, int rounds) {
   cudaSetDevice(ordinal);
   void *a = nullptr, *b = nullptr;
   if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess)
@@ -77,7 +62,7 @@ int run(int argc, char** argv) {
   }
 #if AM_HAVE_CUDA
   const auto mib = int_flag(argc, argv, "--mib", 1024);
-  const auto rounds = int_flag(argc, argv, "--rounds", 20);
+  const auto rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 20));
   am::options opts;
   opts.cpu_devices = static_cast<int>(gpus.count);
   am::runtime rt(argc, argv, opts);
