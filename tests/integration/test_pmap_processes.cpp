@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -48,6 +49,18 @@ am::testing::command_result two_processes(const std::string& program, const std:
                                   180);
 }
 
+/// The probe alone and under the launcher (CPU devices per process), both checked to succeed.
+std::pair<am::testing::command_result, am::testing::command_result> alone_and_launched(const std::string& args,
+                                                                                        int cpu_devices) {
+  auto one = alone(args);
+  INFO(one.output);
+  REQUIRE(one.status == 0);
+  auto two = two_processes(probe, args, cpu_devices);
+  INFO(two.output);
+  REQUIRE(two.status == 0);
+  return {one, two};
+}
+
 /// The one line of `one` (a run alone) that starts with `prefix`, checked to be printed the same by
 /// both processes of `two` (a launcher's run, lines tagged "[p] "); returns it (prefix removed).
 std::string same_line_everywhere(const am::testing::command_result& one, const am::testing::command_result& two,
@@ -65,12 +78,8 @@ std::string same_line_everywhere(const am::testing::command_result& one, const a
 } // namespace
 
 TEST_CASE("pmap trains across two processes to the same w and b as one process, bit for bit", "[integration][pmap]") {
-  auto one = alone("train 200");
-  INFO(one.output);
-  REQUIRE(one.status == 0);
-  auto two = two_processes(probe, "train 200", 4);
-  INFO(two.output);
-  REQUIRE(two.status == 0);
+  auto [one, two] = alone_and_launched("train 200", 4);
+  INFO(one.output << two.output);
   auto trained = same_line_everywhere(one, two, "w = ");
   // It did train: w and b approach 3 and 2.
   std::smatch m;
@@ -80,12 +89,8 @@ TEST_CASE("pmap trains across two processes to the same w and b as one process, 
 }
 
 TEST_CASE("every pmap collective across two processes gives one process's values", "[integration][pmap]") {
-  auto one = alone("collectives");
-  INFO(one.output);
-  REQUIRE(one.status == 0);
-  auto two = two_processes(probe, "collectives", 2);
-  INFO(two.output);
-  REQUIRE(two.status == 0);
+  auto [one, two] = alone_and_launched("collectives", 2);
+  INFO(one.output << two.output);
   const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "psum_scatter", "axis_index"};
   for (auto* name : names) {
     INFO(name);
