@@ -2,8 +2,11 @@
 
 #include "observability/flight_dump.hpp"
 
+#include "actors/detail/log.hpp"
+
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -24,15 +27,21 @@ std::int64_t now_us() {
     .count();
 }
 
-/// AM_FLIGHT_RECORDER_ENTRIES, or the default when unset or not a number in 0..max_entries.
+/// AM_FLIGHT_RECORDER_ENTRIES, or the default when unset, or (with a warning) when it is not a
+/// number in 0..max_entries.
 std::size_t configured_entries() {
   const char* text = std::getenv("AM_FLIGHT_RECORDER_ENTRIES");
   if (text == nullptr || *text == '\0')
     return default_entries;
   char* end = nullptr;
+  errno = 0;
   const unsigned long long v = std::strtoull(text, &end, 10);
-  if (*end != '\0' || text[0] == '-' || v > max_entries)
+  if (*end != '\0' || text[0] < '0' || text[0] > '9' || errno == ERANGE || v > max_entries) {
+    detail::log(detail::log_level::warning,
+                "AM_FLIGHT_RECORDER_ENTRIES='{}' is not a number of entries from 0 to {}: keeping the default {}", text,
+                max_entries, default_entries);
     return default_entries;
+  }
   return static_cast<std::size_t>(v);
 }
 
