@@ -5,8 +5,49 @@
 #include "sharding/detail/array_state.hpp"
 
 #include <map>
+#include <tuple>
 
 namespace am::detail {
+
+namespace {
+
+/// This thread's last few answers of a pure function of shardings, keyed by the shardings' identity
+/// (held, so an address is never reused while it is a key): a caller repeating calls asks the same.
+template <class Key, class Value, std::size_t Size = 8>
+class recent_answers {
+public:
+  template <class Compute>
+  const Value& get(const Key& key, Compute&& compute) {
+    for (auto& [k, v] : entries_)
+      if (k == key)
+        return v;
+    if (entries_.size() == Size)
+      entries_.erase(entries_.begin());
+    entries_.emplace_back(key, compute());
+    return entries_.back().second;
+  }
+
+private:
+  std::vector<std::pair<Key, Value>> entries_;
+};
+
+/// The placements of arrays of `shape` under `s` (a pure function of both).
+const std::vector<shard_placement>& placements_of(const sharding_ptr& s, const shape_t& shape) {
+  thread_local recent_answers<std::pair<sharding_ptr, shape_t>, std::vector<shard_placement>> recent;
+  return recent.get({s, shape}, [&] { return s->shard_placements(shape); });
+}
+
+/// Whether `a` lays arrays of rank `ndim` out as `b` does (a pure function of the three).
+bool same_layout(const sharding_ptr& a, const sharding_ptr& b, std::size_t ndim) {
+  if (!a || !b)
+    return false;
+  if (a == b)
+    return true;
+  thread_local recent_answers<std::tuple<sharding_ptr, sharding_ptr, std::size_t>, bool> recent;
+  return recent.get({a, b, ndim}, [&] { return a->is_equivalent_to(*b, ndim); });
+}
+
+} // namespace
 
 std::pair<std::vector<array>, pending_outputs> pending_outputs::make(const spec_tree& specs) {
   std::pair<std::vector<array>, pending_outputs> out;
@@ -17,7 +58,7 @@ std::pair<std::vector<array>, pending_outputs> pending_outputs::make(const spec_
       throw value_error("colocated_python: an output spec has no sharding: " + spec.to_string());
     output_shards promised;
     std::vector<shard> shards;
-    for (auto& pl : spec.sharding->shard_placements(spec.shape)) {
+    for (auto& pl : placements_of(spec.sharding, spec.shape)) {
       if (!is_addressable(pl.device))
         continue;
       promise<buffer_ref> p;
@@ -42,9 +83,7 @@ void check_results_match(const spec_tree& specs, const flat_tree& results) {
   for (std::size_t k = 0; k < results.leaves.size(); ++k) {
     auto got = shape_dtype_struct::of(results.leaves[k]);
     auto& want = specs.leaves()[k];
-    bool same_layout = got.sharding && want.sharding
-                       && (got.sharding == want.sharding || got.sharding->is_equivalent_to(*want.sharding, want.shape.size()));
-    if (got.shape != want.shape || got.dtype != want.dtype || !same_layout)
+    if (got.shape != want.shape || got.dtype != want.dtype || !same_layout(got.sharding, want.sharding, want.shape.size()))
       throw value_error("colocated_python: output " + std::to_string(k) + " is " + got.to_string()
                         + " but its output spec is " + want.to_string());
   }
