@@ -3,6 +3,8 @@
 // creation errors. Every collective's results are in test_gloo_collectives.cpp.
 #include "collectives_test_support.hpp"
 
+#include <algorithm>
+
 using namespace am::test::collectives;
 
 // ---- failures ------------------------------------------------------------------------------------
@@ -77,6 +79,42 @@ TEST_CASE("ranks that issue different collectives all get a desync error naming 
     CHECK_THAT(reports[p].error_text, Catch::Contains("process 2 issued 'all_gather float32[8]'"));
     CHECK_THAT(reports[p].error_text, Catch::Contains("step 1 of communicator 'desync'"));
     CHECK(broken[p]);
+  }
+}
+
+TEST_CASE("all-gathers of different sizes are a desync: the receives posted before the check take no bytes",
+          "[collectives][gloo]") {
+  // An all-gather posts its receives before the cluster's check (gloo_engine::post_all_gather):
+  // here each rank posts receives of another size, so bytes flowing before the check would land
+  // out of bounds. Every rank must get the desync, its output untouched, and a new communicator
+  // over the same processes must work.
+  am::test::local_cluster cluster(3);
+  std::vector<int> untouched(3, 0);
+  std::vector<float> gathered(3, 0.0f);
+  auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report&) {
+    const std::size_t count = 4u << p; // 4, 8, 16 elements
+    std::vector<float> in(count, static_cast<float>(p + 1)), out(count * 3, -1.0f);
+    {
+      auto comm = join(cluster, p, first_processes(3), "sizes");
+      try {
+        comm.all_gather(in.data(), out.data(), count, dtype::float32, 5s);
+      } catch (...) {
+        untouched[p] = std::all_of(out.begin(), out.end(), [](float v) { return v == -1.0f; });
+        auto again = join(cluster, p, first_processes(3), "sizes again");
+        std::vector<float> one{static_cast<float>(p + 1)}, all(3);
+        again.all_gather(one.data(), all.data(), 1, dtype::float32);
+        gathered[p] = all[0] + all[1] * 10 + all[2] * 100;
+        throw;
+      }
+    }
+  });
+  for (int p = 0; p < 3; ++p) {
+    INFO("process " << p << ": " << reports[p].error_text);
+    CHECK_THROWS_AS(rethrow(reports[p]), am::desync_error);
+    CHECK_THAT(reports[p].error_text, Catch::Contains("process 0 issued 'all_gather float32[4]'"));
+    CHECK_THAT(reports[p].error_text, Catch::Contains("process 2 issued 'all_gather float32[16]'"));
+    CHECK(untouched[p]);
+    CHECK(gathered[p] == 321.0f);
   }
 }
 
