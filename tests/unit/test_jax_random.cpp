@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -215,4 +216,30 @@ TEST_CASE("random calls reject what JAX rejects", "[array][random][jax]") {
   CHECK_THROWS_WITH(fold_in(k, -1), "fold_in: data -1 is out of bounds for uint32");
   CHECK_THROWS_WITH(fold_in(k, 1ll << 32), "fold_in: data 4294967296 is out of bounds for uint32");
   CHECK_THROWS_AS(split(k, -1), value_error);
+  CHECK_THROWS_AS(uniform(k, {-1}, one), value_error);
+  CHECK_THROWS_AS(uniform(k, {4}, nullptr), value_error);
+}
+
+TEST_CASE("random calls at the edges give what JAX's formulas give", "[array][random][jax]") {
+  runtime rt(eight_cpus());
+  auto k = random_key(3);
+  auto one = make_single_device_sharding(am::devices()[0]);
+  auto empty = uniform(k, {0, 3}, one);
+  CHECK(empty.shape() == shape_t{0, 3});
+  CHECK(empty.to_host().size() == 0);
+  CHECK(bits(k, {0}, one, dtype::uint8).to_host().size() == 0);
+  // minval > maxval: max(minval, u * (maxval - minval) + minval) is minval everywhere, as in JAX.
+  for (auto v : values(uniform(k, {64}, one, dtype::float32, 2.0, 1.0)))
+    CHECK(v == 2.0);
+  // A scalar draw is element 0 of any larger draw's first element.
+  CHECK(values(uniform(k, {}, one))[0] == values(uniform(k, {5}, one))[0]);
+  CHECK(values(normal(k, {}, one, dtype::float64))[0] == values(normal(k, {2, 2}, one, dtype::float64))[0]);
+  // fold_in and split keep going from derived keys (no fixed points in a few rounds).
+  auto key = k;
+  std::set<std::uint64_t> seen{key.bits};
+  for (int i = 0; i < 1000; ++i) {
+    key = i % 2 ? fold_in(key, i) : split(key, 3)[2];
+    seen.insert(key.bits);
+  }
+  CHECK(seen.size() == 1001);
 }
