@@ -489,12 +489,16 @@ void communicator::broadcast(void* buffer, std::size_t count, dtype type, int ro
   if (root < 0 || root >= size())
     throw value_error("broadcast's root " + std::to_string(root) + " is not a rank of communicator '"
                       + impl_->name + "' (0 to " + std::to_string(size() - 1) + ")");
+  // A small broadcast's receive is posted before the check (gloo_engine::post_broadcast).
+  auto posted = std::make_shared<std::shared_ptr<void>>();
   impl_->run_collective(
     operation_kind("broadcast", type, count, " root=" + std::to_string(root)),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
-      engine.broadcast(buffer, count, type, root, tag, left);
+      engine.broadcast(buffer, count, type, root, tag, left, *posted);
+      posted->reset();
     },
-    timeout);
+    timeout,
+    [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_broadcast(buffer, count, type, root, tag); });
 }
 
 void communicator::all_to_all(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {

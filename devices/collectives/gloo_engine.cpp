@@ -38,6 +38,8 @@ namespace {
 constexpr std::uint8_t p2p_slot_prefix = 0x40;
 /// Slot prefix of the direct all-gather (gloo_engine::all_gather).
 constexpr std::uint8_t all_gather_slot_prefix = 0x41;
+/// Slot prefix of the direct (small) broadcast.
+constexpr std::uint8_t broadcast_slot_prefix = 0x42;
 
 /// Reaches tcp::Context::signalException, which Gloo keeps protected: the function its own
 /// timeouts use to fail every pending operation and close every pair. Naming a protected member
@@ -318,10 +320,42 @@ void gloo_engine::reduce_scatter(const void* input, void* output, std::size_t co
   state_->reduce_own_block(input, count, t, op, tag, timeout, output);
 }
 
+std::shared_ptr<void> gloo_engine::post_broadcast(void* buffer, std::size_t count, dtype t, int root,
+                                                 std::uint32_t tag) {
+  const std::size_t bytes = count * size_of(t);
+  if (bytes == 0 || bytes > direct_broadcast_bytes || state_->size == 1 || state_->rank == root)
+    return nullptr;
+  std::shared_ptr<gloo::transport::UnboundBuffer> posted;
+  translate_gloo_errors([&] {
+    posted = state_->context->createUnboundBuffer(buffer, bytes);
+    posted->recv(root, gloo::Slot::build(broadcast_slot_prefix, tag), 0, bytes);
+  });
+  return posted;
+}
+
 void gloo_engine::broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag,
-                            milliseconds timeout) {
+                            milliseconds timeout, const std::shared_ptr<void>& posted) {
   if (count == 0)
     return;
+  const std::size_t bytes = count * size_of(t);
+  if (bytes <= direct_broadcast_bytes && state_->size > 1) {
+    // Small: the root sends to every rank, whose receive was posted before the check.
+    translate_gloo_errors([&] {
+      const auto slot = gloo::Slot::build(broadcast_slot_prefix, tag);
+      if (state_->rank == root) {
+        auto out = state_->context->createUnboundBuffer(buffer, bytes);
+        for (int k = 1; k < state_->size; ++k)
+          out->send((root + k) % state_->size, slot, 0, bytes);
+        for (int k = 1; k < state_->size; ++k)
+          out->waitSend(timeout);
+      } else {
+        auto in = std::static_pointer_cast<gloo::transport::UnboundBuffer>(
+          posted ? posted : post_broadcast(buffer, count, t, root, tag));
+        in->waitRecv(timeout);
+      }
+    });
+    return;
+  }
   translate_gloo_errors([&] {
     with_element_size(size_of(t), [&](auto* type) {
       using E = std::remove_pointer_t<decltype(type)>;

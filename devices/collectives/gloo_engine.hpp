@@ -54,7 +54,15 @@ public:
   std::shared_ptr<void> post_all_gather(void* output, std::size_t count, dtype t, std::uint32_t tag);
   void reduce_scatter(const void* input, void* output, std::size_t count, dtype t, reduce_op op,
                       std::uint32_t tag, milliseconds timeout);
-  void broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag, milliseconds timeout);
+  /// `posted`: what post_broadcast returned for this operation (its receive), or null.
+  void broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag, milliseconds timeout,
+                 const std::shared_ptr<void>& posted = nullptr);
+  /// For a small broadcast (direct_broadcast_bytes or less), a non-root rank posts its receive
+  /// from the root before the cluster's check, as post_all_gather does; null otherwise (larger
+  /// broadcasts go through Gloo's tree).
+  std::shared_ptr<void> post_broadcast(void* buffer, std::size_t count, dtype t, int root, std::uint32_t tag);
+  /// The largest broadcast the root sends straight to every rank.
+  static constexpr std::size_t direct_broadcast_bytes = 64 * 1024;
   void all_to_all(const void* input, void* output, std::size_t count, dtype t, std::uint32_t tag,
                   milliseconds timeout);
   void send(const void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout);
