@@ -8,6 +8,7 @@
 ///     am::array y = a.method<am::array(am::array)>("add")(x); // constructs adder(1) on x's host
 #pragma once
 
+#include "colocated/detail/constructor_wire.hpp"
 #include "colocated/detail/object_handle.hpp"
 #include "colocated/detail/object_record.hpp"
 #include "colocated/detail/registry.hpp"
@@ -68,16 +69,20 @@ public:
     return *this;
   }
 
-  /// A new object wrapper recording `args` (copied) for T's constructor; nothing is constructed.
+  /// A new object wrapper recording `args` (copied; C strings as std::string, so that nothing
+  /// dangles and they can travel) for T's constructor; nothing is constructed.
   template <class... A>
   colocated_object<T> operator()(A&&... args) const {
-    static_assert(std::is_constructible_v<T, const std::decay_t<A>&...>,
-                  "colocated_class: T cannot be constructed from these arguments");
-    detail::instance_factory factory = [recorded = std::make_tuple(std::decay_t<A>(std::forward<A>(args))...)] {
+    static_assert(std::is_constructible_v<T, const detail::recorded_argument<A>&...>,
+                  "colocated_class: T cannot be constructed from these arguments (C strings are passed as std::string)");
+    std::tuple<detail::recorded_argument<A>...> recorded(std::forward<A>(args)...);
+    using travelling = detail::travelling_constructor<T, detail::recorded_argument<A>...>;
+    detail::travelling_arguments remote{travelling::key(), std::apply(&travelling::encode, recorded)};
+    detail::instance_factory factory = [recorded = std::move(recorded)] {
       return std::static_pointer_cast<void>(
         std::apply([](const auto&... a) { return std::make_shared<T>(a...); }, recorded));
     };
-    auto record = std::make_shared<const detail::object_record>(name_, std::move(factory));
+    auto record = std::make_shared<const detail::object_record>(name_, std::move(factory), std::move(remote));
     return colocated_object<T>(std::make_shared<detail::object_handle>(std::move(record)));
   }
 

@@ -1,12 +1,22 @@
 // The colocated tour (issue 9): every example of seeds/000 (jax.experimental.colocated_python) in
-// C++, with the seed's printed lines. Run locally: `./build/demos/colocated_tour`. The code runs on
-// the host of the CPU devices its arrays live on; here that is this process.
+// C++, with the seed's printed lines. The code runs on the host of the CPU devices its arrays live
+// on. Run locally, that host is this process:
+//
+//   ./build/demos/colocated_tour
+//
+// Run under the launcher, process 0 becomes the controller of a single-controller cluster and the
+// others its workers; the tour then runs on the CPU devices of worker 1, so every colocated body
+// and every Adder runs in that worker's process (its lines carry its prefix), while the controller
+// prints the results:
+//
+//   ./build/tools/actormesh launch -n 2 --cpu-devices 1 -- ./build/demos/colocated_tour
 #include <actormesh.hpp>
 
 #include <fmt/core.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <string>
@@ -73,13 +83,52 @@ const auto adder_class = am::colocated_python_class<Adder>("tour.Adder").def("ad
 
 } // namespace
 
+namespace {
+
+/// The devices the tour runs on: this process's, or worker 1's when this is the controller.
+std::vector<am::device> tour_devices() {
+  if (am::process_count() == 1)
+    return am::devices();
+  std::vector<am::device> worker;
+  for (auto& d : am::devices())
+    if (d.process_index == 1)
+      worker.push_back(d);
+  return worker;
+}
+
+/// Under the launcher (AM_NUM_PROCESSES > 1): process 0 controls, the others are its workers.
+bool launched() {
+  const char* n = std::getenv("AM_NUM_PROCESSES");
+  return n && std::atoi(n) > 1;
+}
+
+int tour(); // the seed's examples, on tour_devices()
+
+} // namespace
+
 int main(int argc, char** argv) {
   am::options opts;
   opts.cpu_devices = 1; // the seed's machine: one CPU device
+  if (launched()) {
+    const char* id = std::getenv("AM_PROCESS_ID");
+    opts.role = id && std::atoi(id) == 0 ? am::process_role::controller : am::process_role::worker;
+  }
   am::runtime rt(argc, argv, opts);
+  if (launched() && am::process_index() != 0) {
+    say("worker " + std::to_string(am::process_index()) + " serves the controller");
+    rt.serve();
+    return 0;
+  }
+  if (launched())
+    say("controller: the tour runs on worker 1's CPU devices");
+  return tour();
+}
 
+namespace {
+
+int tour() {
   section("Colocated CPU devices");
-  auto devices = am::devices();
+  auto devices = tour_devices();
   auto cpu_devices = am::colocated_cpu_devices(devices);
   say(device_list(cpu_devices)); // [CpuDevice(id=0)]
 
@@ -129,7 +178,10 @@ int main(int argc, char** argv) {
     auto sum = adder.method<am::array(am::array)>("add")(x1); // constructs Adder(1) on the host
     say(am::to_string(sum.to_host()));                        // 2
   } // del adder: the instance is destroyed asynchronously
-  adder_gone.get_future().wait_for(30s);
+  if (am::process_count() == 1)
+    adder_gone.get_future().wait_for(30s);
+  else
+    std::this_thread::sleep_for(200ms); // the worker prints "Adder destroyed"
 
   section("Execution order and concurrency");
   auto slow = sleepy_add_one.specialize({.out_specs_fn = [](const am::spec_tree& in) { return in[0]; }});
@@ -144,3 +196,5 @@ int main(int argc, char** argv) {
   say(fmt::format("two 1-second calls from two threads: {:.2f} s (one after the other: 2 s)", seconds));
   return 0;
 }
+
+} // namespace

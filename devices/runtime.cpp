@@ -17,6 +17,7 @@ runtime::runtime(int argc, const char* const* argv, const options& in_code) {
   auto opts = resolve_options(in_code, args);
   auto impl = std::make_shared<detail::runtime_impl>(std::move(opts));
   detail::set_current_runtime(impl); // throws when another runtime is current: impl stops on its way out
+  impl->open_for_calls();
   impl_ = std::move(impl);
 }
 

@@ -2,6 +2,7 @@
 
 #include "actors/errors.hpp"
 #include "devices/runtime.hpp"
+#include "sharding/detail/addressable.hpp"
 
 #include <algorithm>
 #include <set>
@@ -60,10 +61,11 @@ void check_runs_here(const std::vector<device>& devices) {
     if (d.platform != platform::cpu)
       throw value_error("colocated_python runs on CPU devices, but got " + to_string(d)
                         + ": use colocated_cpu_devices() to find the CPU devices of its host");
-    if (d.process_index != here)
+    if (d.process_index != here && !drives_every_device())
       throw runtime_error("colocated_python: " + to_string(d) + " belongs to process "
                           + std::to_string(d.process_index) + ", not to this one (" + std::to_string(here)
-                          + "); running colocated code in another process is not supported yet");
+                          + "); only a single-controller cluster's controller runs colocated code in other "
+                            "processes (its workers)");
   }
 }
 

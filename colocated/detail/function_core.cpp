@@ -3,6 +3,7 @@
 #include "actors/errors.hpp"
 #include "colocated/detail/call_devices.hpp"
 #include "colocated/detail/pending_outputs.hpp"
+#include "colocated/detail/worker_calls.hpp"
 #include "devices/calls.hpp"
 
 #include <chrono>
@@ -124,6 +125,11 @@ flat_tree function_core::call(const flat_tree& inputs) const {
           throw value_error("colocated_python: out_specs_fn returned a spec without a sharding: " + leaf.to_string());
       entry->out = std::move(computed);
     }
+    if (!entry->out && runs_in_workers(devices)) {
+      auto results = call_in_workers(target_, inputs, devices); // runs now, there, and learns
+      entry->out = spec_tree(results.def, specs_of(results.leaves));
+      return results;
+    }
     if (!entry->out) {
       // Unspecialized first call of this signature: run it now, in this thread's lane, and learn.
       auto done = host_call([target = target_, inputs, devices] {
@@ -145,6 +151,8 @@ flat_tree function_core::call(const flat_tree& inputs) const {
 
 flat_tree function_core::call_async(const flat_tree& inputs, const std::vector<device>& devices,
                                     const spec_tree& out) const {
+  if (runs_in_workers(devices))
+    return call_in_workers_async(target_, inputs, devices, out);
   auto [arrays, pending] = pending_outputs::make(out);
   submit_host_task([target = target_, inputs, devices, pending = std::move(pending)] {
     try {
@@ -161,6 +169,8 @@ flat_tree function_core::call_async(const flat_tree& inputs, const std::vector<d
 future<void> function_core::call_void(const flat_tree& inputs) const {
   spec_tree in_specs(inputs.def, specs_of(inputs.leaves));
   auto devices = check_call(in_specs, inputs);
+  if (runs_in_workers(devices))
+    return call_in_workers_void(target_, inputs, devices);
   return host_call([target = target_, inputs, devices] {
     auto results = run_on_host(target, inputs, devices);
     if (!results.leaves.empty())

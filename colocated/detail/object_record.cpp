@@ -1,6 +1,7 @@
 #include "colocated/detail/object_record.hpp"
 
 #include "colocated/detail/object_store.hpp"
+#include "colocated/detail/worker_calls.hpp"
 
 #include <atomic>
 
@@ -13,17 +14,26 @@ std::uint64_t next_uid() {
 }
 } // namespace
 
-object_record::object_record(std::string name, instance_factory make)
-    : uid(next_uid()), class_name(std::move(name)), factory(std::move(make)) {}
+object_record::object_record(std::string name, instance_factory make, travelling_arguments travelling)
+    : uid(next_uid()), class_name(std::move(name)), factory(std::move(make)), remote(std::move(travelling)) {}
 
 object_record::~object_record() {
   std::shared_ptr<object_store> store;
+  std::set<int> workers;
   {
     std::lock_guard<std::mutex> guard(mutex_);
     store = store_.lock();
+    workers.swap(workers_);
   }
   if (store) // else never called, or its runtime has stopped (and destroyed the instances)
     release_instances(*store, uid);
+  if (!workers.empty())
+    release_in_workers(uid, workers); // noexcept: a stopped runtime's workers have stopped too
+}
+
+void object_record::used_in_worker(int p) const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  workers_.insert(p);
 }
 
 void object_record::used_in(const std::shared_ptr<object_store>& store) const {

@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 
 namespace am::detail {
@@ -16,9 +18,16 @@ class object_store;
 /// Builds the instance (type-erased: a T held by a shared_ptr<void>).
 using instance_factory = std::function<std::shared_ptr<void>()>;
 
+/// How the instance is built in a worker process: the constructor's registry key
+/// (colocated/detail/constructor_wire.hpp) and the arguments encoded, when their types travel.
+struct travelling_arguments {
+  std::string constructor;
+  std::optional<std::string> arguments;
+};
+
 struct object_record {
   /// A record with a fresh id.
-  object_record(std::string class_name, instance_factory factory);
+  object_record(std::string class_name, instance_factory factory, travelling_arguments remote = {});
 
   /// Destroys the instances, asynchronously (each after the calls it already received).
   ~object_record();
@@ -29,13 +38,19 @@ struct object_record {
   const std::uint64_t uid;
   const std::string class_name;
   const instance_factory factory;
+  const travelling_arguments remote;
 
   /// Remembers the store its instances live in (the runtime's, set at the first call there).
   void used_in(const std::shared_ptr<object_store>& store) const;
 
+  /// Remembers that worker process `p` holds instances (its first call there is being sent), so
+  /// that the last copy's going tells that worker to destroy them.
+  void used_in_worker(int p) const;
+
 private:
   mutable std::mutex mutex_;
   mutable std::weak_ptr<object_store> store_;
+  mutable std::set<int> workers_;
 };
 
 } // namespace am::detail

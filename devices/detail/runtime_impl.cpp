@@ -172,8 +172,6 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   }
   host_ = spawn_host_actor(*system_, options_.process_id, stop_);
   host_lane_key_ = new_receiver_key();
-  if (call_server_)
-    caf::anon_send(call_server_, remote::ready_atom::value);
   if (membership_.client->directory().single_controller() && options_.process_id == 0
       && membership_.client->process_count() > 1)
     workers_ = remote::controller_link::start(*this);
@@ -394,6 +392,11 @@ std::shared_ptr<runtime_impl> current_runtime() {
   if (!current)
     throw runtime_error("The actormesh runtime is not running: create an am::runtime first");
   return current;
+}
+
+void runtime_impl::open_for_calls() {
+  if (call_server_)
+    caf::anon_send(call_server_, remote::ready_atom::value);
 }
 
 void set_current_runtime(std::shared_ptr<runtime_impl> impl) {

@@ -93,6 +93,10 @@ public:
     return d.process_index == options_.process_id || workers_ != nullptr;
   }
 
+  /// A worker's call server starts taking the controller's requests (called once this runtime is
+  /// the current one: the work they run, colocated bodies too, looks the runtime up).
+  void open_for_calls();
+
   /// A worker's service loop: returns when the controller stops the cluster; throws
   /// am::process_failure_error when the controller is lost and am::runtime_error when this
   /// runtime stops meanwhile or is not a worker.

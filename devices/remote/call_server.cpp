@@ -6,8 +6,10 @@
 #include "devices/collectives/shard_transfers.hpp"
 #include "devices/detail/lane_calls.hpp"
 #include "devices/detail/runtime_impl.hpp"
+#include "devices/remote/host_services.hpp"
 #include "devices/remote/remote_messages.hpp"
 #include "devices/remote/remote_wire.hpp"
+#include "actors/detail/messages.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/event_based_actor.hpp>
@@ -24,7 +26,32 @@
 
 namespace am::detail::remote {
 
+/// A host call's work has ended (sent by whichever thread ended it to the call server, which names
+/// the result's shards and answers). Local only.
+struct host_call_done {
+  caf::actor sink;
+  std::uint64_t reply_id = 0;
+  future<host_result> done;
+};
+
+} // namespace am::detail::remote
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::remote::host_call_done)
+
+namespace am::detail::remote {
+
 namespace {
+
+/// A controller thread's host lane on this worker: the local caller id standing for it, and the
+/// sequence number of its next host task.
+struct host_lane {
+  caller_id id = 0;
+  std::uint64_t next = 0;
+};
+
+/// Handles this worker names itself (a host call's shards the controller learns of in the answer)
+/// have the top bit set; the controller's own count from 1 and never get there.
+constexpr std::uint64_t worker_handle_bit = std::uint64_t{1} << 63;
 
 /// What one call server keeps.
 struct server_state {
@@ -39,6 +66,12 @@ struct server_state {
   std::unordered_map<std::uint64_t, shard_future> shards;
   /// One lane per (controller caller, device): the outbox and its local caller id.
   std::map<std::pair<std::uint64_t, int>, std::shared_ptr<device_outbox>> lanes;
+  /// One host lane per controller caller.
+  std::map<std::uint64_t, host_lane> host_lanes;
+  /// The last handle this worker named.
+  std::uint64_t last_worker_handle = 0;
+  /// This server (weakly: the threads that end host calls tell it).
+  caf::actor_addr self;
 };
 
 using server_actor = caf::stateful_actor<server_state>;
@@ -98,6 +131,58 @@ void check_peer(runtime_impl& rt, int peer) {
     throw value_error("A transfer names process " + std::to_string(peer) + " as its other end, but worker process "
                       + std::to_string(rt.process_index()) + " is in a cluster of "
                       + std::to_string(rt.cluster().process_count()) + " processes");
+}
+
+/// Hands a host call's request to its service: the inputs by handle, the outputs kept under the
+/// controller's handles at once, and the end told to this server (host_call_done).
+void run_host_call(server_state& st, const caf::actor& sink, request& q) {
+  auto& rt = *st.rt;
+  auto service = find_host_service(q.service);
+  host_request hq;
+  hq.payload = std::move(q.bytes);
+  for (auto h : q.inputs)
+    hq.inputs.push_back(shard_of(st, h));
+  hq.output_count = q.outputs.size() - 1;
+  auto& lane = st.host_lanes[q.caller];
+  if (lane.id == 0)
+    lane.id = new_caller_id();
+  hq.submit = [&rt, &lane](std::function<void()> task) {
+    runtime_impl::call_guard issuing(rt); // am::runtime_error once the runtime stops
+    caf::anon_send(rt.host(), host_call{call_header{lane.id, lane.next++}, std::move(task)});
+  };
+  auto answer_now = service(std::move(hq));
+  if (answer_now.outputs.size() != q.outputs.size() - 1)
+    throw runtime_error("host service '" + q.service + "' returned " + std::to_string(answer_now.outputs.size())
+                        + " outputs for a request naming " + std::to_string(q.outputs.size() - 1));
+  for (std::size_t k = 0; k < answer_now.outputs.size(); ++k) {
+    keep(st, q.outputs[k + 1], answer_now.outputs[k]);
+    answer_when_ready(sink, q.outputs[k + 1], answer_now.outputs[k]);
+  }
+  auto done = answer_now.done;
+  auto server = st.self;
+  auto reply_id = q.outputs[0];
+  done.on_ready([server, sink, reply_id, done] {
+    if (auto s = caf::actor_cast<caf::actor>(server))
+      caf::anon_send(s, host_call_done{sink, reply_id, done});
+  });
+}
+
+/// A host call has ended: names its result's shards and answers.
+void finish_host_call(server_state& st, host_call_done& msg) {
+  if (auto error = msg.done.shared_state()->error()) {
+    answer(msg.sink, error_reply(msg.reply_id, error));
+    return;
+  }
+  auto& result = msg.done.get();
+  reply a;
+  a.id = msg.reply_id;
+  a.bytes = result.payload;
+  for (auto& f : result.shards) {
+    auto h = worker_handle_bit | ++st.last_worker_handle;
+    st.shards.emplace(h, f);
+    a.handles.push_back(h);
+  }
+  answer(msg.sink, a);
 }
 
 /// Runs one decoded request; throws for a request that cannot be issued (answered by the caller).
@@ -166,6 +251,9 @@ void run(server_state& st, const caf::actor& sink, request& q) {
       answer_when_ready(sink, q.outputs[0], f);
       return;
     }
+    case request_kind::host_call:
+      run_host_call(st, sink, q);
+      return;
     case request_kind::stop:
       st.stopped.set_value();
       return;
@@ -189,7 +277,7 @@ void handle(server_state& st, const caf::actor& sink, const std::string& bytes) 
   } catch (...) {
     auto error = std::current_exception();
     for (auto id : q.outputs) {
-      st.shards.erase(id);
+      st.shards.erase(id); // a host call's reply id names no shard: erasing it is harmless
       answer(sink, error_reply(id, error));
     }
     if (q.outputs.empty()) {
@@ -205,6 +293,7 @@ void handle(server_state& st, const caf::actor& sink, const std::string& bytes) 
 caf::behavior server_behavior(server_actor* self, runtime_impl* rt, promise<void> stopped) {
   self->state.rt = rt;
   self->state.stopped = std::move(stopped);
+  self->state.self = self->address();
   self->set_default_handler(caf::drop);
   return {
     [self](call_atom, const std::string& bytes) {
@@ -216,6 +305,7 @@ caf::behavior server_behavior(server_actor* self, runtime_impl* rt, promise<void
       }
       handle(st, sink, bytes);
     },
+    [self](host_call_done& msg) { finish_host_call(self->state, msg); },
     [self](ready_atom) {
       auto& st = self->state;
       st.ready = true;

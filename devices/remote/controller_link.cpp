@@ -270,6 +270,52 @@ future<std::vector<std::byte>> controller_link::fetch(const device& d, const sha
   return result;
 }
 
+host_call_issued controller_link::host_call(int process, const std::string& service, std::string payload,
+                                            const std::vector<shard_future>& inputs,
+                                            const std::vector<std::pair<device, value_type>>& outputs) {
+  request q;
+  q.kind = request_kind::host_call;
+  q.caller = this_caller();
+  q.service = service;
+  q.bytes = std::move(payload);
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    q.inputs.push_back(handle_on(process, inputs[k], k));
+  auto id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  waiting w;
+  w.process = process;
+  w.is_host = true;
+  host_call_issued issued;
+  issued.done = w.host.get_future();
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    check_reachable(process);
+    waiting_.emplace(id, std::move(w));
+  }
+  q.outputs.push_back(id);
+  try {
+    for (auto& [d, type] : outputs) {
+      if (d.process_index != process)
+        throw value_error("host call: output device " + to_string(d) + " is not a device of process "
+                          + std::to_string(process));
+      issued.outputs.push_back(expect_shard(d, type, q.outputs));
+    }
+  } catch (...) {
+    fail_waiting_ids(q.outputs, std::current_exception());
+    throw;
+  }
+  send_or_fail(process, q);
+  return issued;
+}
+
+shard_future controller_link::adopt(const device& d, std::uint64_t handle, const value_type& type) {
+  location where{d.process_index, handle, static_cast<std::uint64_t>(byte_size(type.shape, type.dtype))};
+  auto state = std::make_shared<shard_state>(where, weak_from_this());
+  promise<buffer_ref> p(state);
+  state->hand_over();
+  p.set_value(std::make_shared<remote_buffer>(type.dtype, type.shape, d.id, where, weak_from_this()));
+  return shard_future(state);
+}
+
 shard_future controller_link::move(const device& from, const shard_future& value, const device& to,
                                    const value_type& type, std::uint32_t tag) {
   int me = rt_.process_index();
@@ -329,6 +375,10 @@ void controller_link::complete(const std::string& bytes) {
     w.bytes.set_value(as_bytes(a.bytes));
     return;
   }
+  if (w.is_host) {
+    w.host.set_value(host_outcome{std::move(a.bytes), std::move(a.handles)});
+    return;
+  }
   try {
     auto buf = std::make_shared<remote_buffer>(w.type.dtype, w.type.shape, w.device, w.shard->where(), weak_from_this());
     w.shard->hand_over();
@@ -371,6 +421,8 @@ void controller_link::fail_entries(std::vector<waiting>& dropped, const std::exc
   for (auto& w : dropped) {
     if (w.is_fetch)
       w.bytes.set_error(error);
+    else if (w.is_host)
+      w.host.set_error(error);
     else
       w.shard_promise.set_error(error);
   }

@@ -33,6 +33,19 @@ namespace am::detail::remote {
 struct request;
 struct reply;
 
+/// How a host call ended on the worker: the service's answer and the handles of the shards it
+/// named there (in the order the service gave them).
+struct host_outcome {
+  std::string payload;
+  std::vector<std::uint64_t> handles;
+};
+
+/// A host call as the controller issued it: its output shards (futures at once) and its end.
+struct host_call_issued {
+  std::vector<shard_future> outputs;
+  future<host_outcome> done;
+};
+
 /// One controller's connection to its workers. Thread-safe.
 class controller_link final : public handle_releaser, public std::enable_shared_from_this<controller_link> {
 public:
@@ -65,6 +78,17 @@ public:
   shard_future move(const device& from, const shard_future& value, const device& to, const value_type& type,
                     std::uint32_t tag);
 
+  /// Has worker `process` run `payload` with host service `service` in this thread's host lane
+  /// there, over `inputs` (shards of that worker). `outputs` are the devices and types of the
+  /// output shards the service promises at once (each a shard of that worker).
+  host_call_issued host_call(int process, const std::string& service, std::string payload,
+                             const std::vector<shard_future>& inputs,
+                             const std::vector<std::pair<device, value_type>>& outputs);
+
+  /// The shard of handle `handle` that a host call's outcome named on worker device `d` (already
+  /// computed there), freed there when the controller lets go of it.
+  shard_future adopt(const device& d, std::uint64_t handle, const value_type& type);
+
   /// Tells every worker that the controller stops (their serve() returns), fails every future
   /// still waiting with am::runtime_error and stops the reply sink (the actor system joins it, so
   /// no handle to it may outlive this). Later calls fail with am::runtime_error.
@@ -89,6 +113,8 @@ private:
     promise<buffer_ref> shard_promise;
     promise<std::vector<std::byte>> bytes;  ///< a fetch's
     bool is_fetch = false;
+    promise<host_outcome> host;             ///< a host call's end
+    bool is_host = false;
   };
 
   /// A new shard of worker device `d` and its waiting entry (registered before the request goes).

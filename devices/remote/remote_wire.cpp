@@ -161,6 +161,7 @@ std::string encode(const request& q) {
   w.str(q.bytes);
   w.i32(q.peer);
   w.u32(q.tag);
+  w.str(q.service);
   write_u64s(w, q.released);
   return w.take();
 }
@@ -169,7 +170,7 @@ request decode_request(const std::string& bytes, program_cache* cache) {
   wire_reader r(bytes);
   request q;
   auto kind = r.u8();
-  if (kind < static_cast<std::uint8_t>(request_kind::execute) || kind > static_cast<std::uint8_t>(request_kind::stop))
+  if (kind < static_cast<std::uint8_t>(request_kind::execute) || kind > static_cast<std::uint8_t>(request_kind::host_call))
     malformed("unknown request kind " + std::to_string(kind));
   q.kind = static_cast<request_kind>(kind);
   q.caller = r.u64();
@@ -184,6 +185,7 @@ request decode_request(const std::string& bytes, program_cache* cache) {
   q.bytes = r.str(max_bytes);
   q.peer = r.i32_in(0, std::numeric_limits<std::int32_t>::max(), "peer process");
   q.tag = r.u32();
+  q.service = r.str(256);
   q.released = read_u64s(r, max_handles, "released handles");
   r.finish();
   // The shape each kind needs.
@@ -213,6 +215,10 @@ request decode_request(const std::string& bytes, program_cache* cache) {
     case request_kind::receive:
       need(q.outputs.size() == 1, "a receive request needs one output handle");
       break;
+    case request_kind::host_call:
+      need(!q.outputs.empty(), "a host call request needs a reply id");
+      need(!q.service.empty(), "a host call request names no service");
+      break;
     case request_kind::release:
     case request_kind::stop:
       break;
@@ -228,6 +234,7 @@ std::string encode(const reply& a) {
   w.i32(a.process);
   w.i32_list(a.devices);
   w.str(a.bytes);
+  write_u64s(w, a.handles);
   return w.take();
 }
 
@@ -243,6 +250,7 @@ reply decode_reply(const std::string& bytes) {
   a.process = r.i32();
   a.devices = r.i32_list(max_handles);
   a.bytes = r.str(max_bytes);
+  a.handles = read_u64s(r, max_handles, "reply handles");
   r.finish();
   return a;
 }

@@ -27,6 +27,8 @@ enum class request_kind : std::uint8_t {
   send,        ///< send handle inputs[0] (on `device`) to process `peer` with `tag` (data plane)
   receive,     ///< receive a value of `type` from process `peer` with `tag` onto `device` as outputs[0]
   stop,        ///< the controller is stopping: the worker's serve() returns
+  host_call,   ///< run `bytes` with host service `service` in this caller's host lane over `inputs`;
+               ///< outputs[0] is the reply id, the rest are handles for the service's outputs
 };
 
 /// One request from the controller. Handles are numbers the controller chooses (unique in its
@@ -43,6 +45,7 @@ struct request {
   std::string bytes;
   int peer = 0;
   std::uint32_t tag = 0;
+  std::string service; ///< a host call's service (devices/remote/host_services.hpp)
   /// Handles the controller let go of since its last request to this worker, freed before this
   /// request runs (any request can carry them; `release` carries nothing else).
   std::vector<std::uint64_t> released;
@@ -96,7 +99,8 @@ struct reply {
   std::string message;       ///< the error's text
   int process = -1;          ///< a process failure's process
   std::vector<int> devices;  ///< ... and its devices
-  std::string bytes;         ///< a fetch's data
+  std::string bytes;         ///< a fetch's data, a host call's answer
+  std::vector<std::uint64_t> handles; ///< a host call's shards the worker named (top bit set)
 };
 
 std::string encode(const reply& r);

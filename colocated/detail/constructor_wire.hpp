@@ -1,0 +1,127 @@
+/// A colocated object's constructor arguments as they travel to the worker process that builds
+/// the instance (single-controller mode). Code never travels: every process of the binary knows
+/// how to build a T from arguments of types A... because the program constructs such an object
+/// somewhere (`adder_class(1)` instantiates travelling_constructor<adder, int>, whose registration
+/// runs at static initialization in every process of the binary, workers too). Arguments of
+/// booleans, numbers, strings and vectors of them travel; an object recorded with any other
+/// argument type works in this process and is refused, with a clear error, in a worker. Internal.
+#pragma once
+
+#include "actors/cluster/wire_codec.hpp"
+
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+namespace am::detail {
+
+/// Builds an instance from encoded arguments (type-erased: a T held by a shared_ptr<void>).
+using constructor_from_bytes = std::function<std::shared_ptr<void>(const std::string& arguments)>;
+
+/// Registers how to build `key` (the same key twice keeps the first: every copy is the same code).
+void register_constructor(const std::string& key, constructor_from_bytes make);
+
+/// The constructor registered as `key`; throws am::value_error when there is none.
+constructor_from_bytes find_constructor(const std::string& key);
+
+/// How a constructor argument of type A is recorded: its decayed type, C strings as std::string.
+template <class A>
+using recorded_argument = std::conditional_t<std::is_same_v<std::decay_t<A>, const char*> || std::is_same_v<std::decay_t<A>, char*>,
+                                             std::string, std::decay_t<A>>;
+
+template <class T>
+struct is_std_vector : std::false_type {};
+template <class T, class A>
+struct is_std_vector<std::vector<T, A>> : std::true_type {};
+
+/// A type whose values travel as constructor arguments.
+template <class T>
+concept travelling_argument = std::is_arithmetic_v<T> || std::is_same_v<T, std::string>
+                              || (is_std_vector<T>::value && !std::is_same_v<T, std::vector<bool>>);
+
+template <class T>
+void write_argument(wire_writer& w, const T& value) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    w.str(value);
+  } else if constexpr (is_std_vector<T>::value) {
+    w.u64(value.size());
+    for (auto& v : value)
+      write_argument(w, v);
+  } else {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    w.u64(bits);
+  }
+}
+
+/// Reads a value written by write_argument (am::value_error for malformed bytes).
+template <class T>
+T read_argument(wire_reader& r) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return r.str();
+  } else if constexpr (is_std_vector<T>::value) {
+    auto n = r.u64();
+    T out; // grown as read: a count past the message's end fails on the read, allocating nothing
+    for (std::uint64_t k = 0; k < n; ++k)
+      out.push_back(read_argument<typename T::value_type>(r));
+    return out;
+  } else {
+    auto bits = r.u64();
+    T value{};
+    std::memcpy(&value, &bits, sizeof(T));
+    if constexpr (std::is_same_v<T, bool>)
+      value = bits != 0;
+    return value;
+  }
+}
+
+/// How a T built from A... travels: its registry key, its arguments' encoding, and the
+/// registration itself (a static member's initializer, run in every process of the binary).
+template <class T, class... A>
+struct travelling_constructor {
+  static constexpr bool can_travel = (travelling_argument<A> && ...);
+
+  /// The registry key: the C++ types, as this binary names them.
+  static std::string key() {
+    (void)registered; // odr-use: instantiating key() instantiates the registration
+    return make_key();
+  }
+
+  /// The arguments encoded, or nothing when one of their types cannot travel.
+  static std::optional<std::string> encode(const A&... args) {
+    if constexpr (can_travel) {
+      wire_writer w;
+      (write_argument(w, args), ...);
+      return w.take();
+    } else {
+      return std::nullopt;
+    }
+  }
+
+private:
+  static std::string make_key() { return std::string(typeid(T).name()) + "/" + typeid(std::tuple<A...>).name(); }
+
+  static std::shared_ptr<void> build(const std::string& bytes) {
+    if constexpr (can_travel) {
+      wire_reader r(bytes);
+      std::tuple<A...> args{read_argument<A>(r)...}; // braces: read in order
+      r.finish();
+      return std::static_pointer_cast<void>(
+        std::apply([](const auto&... a) { return std::make_shared<T>(a...); }, args));
+    } else {
+      return nullptr; // never sent: encode() gave nothing
+    }
+  }
+
+  static inline const bool registered = (register_constructor(make_key(), &build), true);
+};
+
+} // namespace am::detail
