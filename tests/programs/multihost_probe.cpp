@@ -20,8 +20,6 @@
 #include "support/probe_output.hpp"
 
 #include <csignal>
-#include <fcntl.h>
-#include <filesystem>
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
