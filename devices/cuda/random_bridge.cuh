@@ -1,8 +1,9 @@
 // random_uniform / random_normal element values for both CUDA paths (precompiled and fused), from
 // the shared generator devices/detail/random_counter.hpp (JAX's threefry2x32, partitionable layout):
 // a value is a pure function of (key, global linear index), so a CUDA device gives the CPU device's
-// values and JAX's: uniform values and random bits bit for bit; normal values through the device's
-// log1pf/fmaf/erf (float32 matches the CPU path where the device's log1pf rounds as glibc's does).
+// values and JAX's: uniform values, random bits and float16/bfloat16/float32 normal values bit for
+// bit (the same fused arithmetic and frexpf); float64 normal values through the device's log, which
+// can differ from the C library's in the last bit.
 // Included after device_math.cuh; includes nothing NVRTC lacks (its <cstdint> is the minimal header
 // text that nvrtc_std_headers.cpp supplies).
 #pragma once
