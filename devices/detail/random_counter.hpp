@@ -143,47 +143,41 @@ AM_HOST_DEVICE inline float log_float32(float x) {
   return ::fmaf(fe, 0.693359375f, r);
 }
 
-/// log1p(x) in float32 as XLA computes it: Cephes' rational approximation (fused) for |x| below
-/// sqrt(2) - 1, log(1 + x) above; for -1 < x.
-AM_HOST_DEVICE inline float log1p_float32(float x) {
-  float ax = x < 0.0f ? -x : x;
-  if (!(ax < 0.41421356237309504880f))
-    return log_float32(1.0f + x);
-  const float num[7] = {4.5270000862445199635215e-5f, 4.9854102823193375972212e-1f, 6.5787325942061044846969e0f,
-                        2.9911919328553073277375e1f, 6.0949667980987787057556e1f, 5.7112963590585538103336e1f,
-                        2.0039553499201281259648e1f};
-  const float den[7] = {1.0f, 1.5062909083469192043167e1f, 8.3047565967967209469434e1f, 2.2176239823732856465394e2f,
-                        3.0909872225312059774938e2f, 2.1642788614495947685003e2f, 6.0118660497603843919306e1f};
-  float n = 0.0f, d = 0.0f;
-  for (int i = 0; i < 7; ++i) {
-    n = ::fmaf(n, x, num[i]);
-    d = ::fmaf(d, x, den[i]);
-  }
-  float x2 = x * x;
-  float small = (x * x2) * (n / d);
-  small = ::fmaf(-0.5f, x2, small);
-  return x + small;
+/// a * b + c with one rounding, for float or double.
+template <class T>
+AM_HOST_DEVICE inline T fused_multiply_add(T a, T b, T c) {
+  if constexpr (sizeof(T) == 4)
+    return ::fmaf(a, b, c);
+  else
+    return ::fma(a, b, c);
 }
 
-/// log1p(x) in float64 as XLA computes it: the same Cephes rational approximation (fused) for |x|
-/// below sqrt(2) - 1, the C library's log(1 + x) above; for -1 < x.
-AM_HOST_DEVICE inline double log1p_float64(double x) {
-  double ax = x < 0.0 ? -x : x;
-  if (!(ax < 0.41421356237309504880))
-    return ::log(1.0 + x);
-  const double num[7] = {4.5270000862445199635215e-5, 4.9854102823193375972212e-1, 6.5787325942061044846969e0,
-                         2.9911919328553073277375e1, 6.0949667980987787057556e1, 5.7112963590585538103336e1,
-                         2.0039553499201281259648e1};
-  const double den[7] = {1.0, 1.5062909083469192043167e1, 8.3047565967967209469434e1, 2.2176239823732856465394e2,
-                         3.0909872225312059774938e2, 2.1642788614495947685003e2, 6.0118660497603843919306e1};
-  double n = 0.0, d = 0.0;
-  for (int i = 0; i < 7; ++i) {
-    n = ::fma(n, x, num[i]);
-    d = ::fma(d, x, den[i]);
+/// log1p(x) as XLA computes it, for T float or double: Cephes' rational approximation (its double
+/// coefficients rounded to T, fused multiply-adds) for |x| below sqrt(2) - 1; above, log(1 + x) with
+/// log_float32 for float and the C library's log for double. For -1 < x.
+template <class T>
+AM_HOST_DEVICE inline T log1p_as_xla(T x) {
+  T ax = x < T(0) ? -x : x;
+  if (!(ax < T(0.41421356237309504880))) {
+    if constexpr (sizeof(T) == 4)
+      return log_float32(1.0f + x);
+    else
+      return ::log(1.0 + x);
   }
-  double x2 = x * x;
-  double small = (x * x2) * (n / d);
-  small = ::fma(-0.5, x2, small);
+  const T num[7] = {T(4.5270000862445199635215e-5), T(4.9854102823193375972212e-1), T(6.5787325942061044846969e0),
+                    T(2.9911919328553073277375e1),  T(6.0949667980987787057556e1),  T(5.7112963590585538103336e1),
+                    T(2.0039553499201281259648e1)};
+  const T den[7] = {T(1.0),                         T(1.5062909083469192043167e1), T(8.3047565967967209469434e1),
+                    T(2.2176239823732856465394e2),  T(3.0909872225312059774938e2), T(2.1642788614495947685003e2),
+                    T(6.0118660497603843919306e1)};
+  T n = T(0), d = T(0);
+  for (int i = 0; i < 7; ++i) {
+    n = fused_multiply_add(n, x, num[i]);
+    d = fused_multiply_add(d, x, den[i]);
+  }
+  T x2 = x * x;
+  T small = (x * x2) * (n / d);
+  small = fused_multiply_add(T(-0.5), x2, small);
   return x + small;
 }
 
@@ -194,7 +188,7 @@ AM_HOST_DEVICE inline float erf_inv_float32(float x) {
                           -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f};
   const float large[9] = {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
                           -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f};
-  float w = -log1p_float32(-(x * x));
+  float w = -log1p_as_xla(-(x * x));
   bool lt = w < 5.0f;
   const float* c = lt ? small : large;
   w = lt ? w - 2.5f : ::sqrtf(w) - 3.0f;
@@ -230,7 +224,7 @@ AM_HOST_DEVICE inline double erf_inv_float64(double x) {
       -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
       7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026, 1.0103004648645343977,
       4.8499064014085844221};
-  double w = -log1p_float64(-(x * x));
+  double w = -log1p_as_xla(-(x * x));
   const double* c = small;
   int count = 23;
   if (w < 6.25) {

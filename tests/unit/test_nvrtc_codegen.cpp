@@ -151,6 +151,25 @@ TEST_CASE("random sources compile fused, with key and offsets as arguments", "[n
   }
 }
 
+TEST_CASE("random bits and ranged uniform values compile fused", "[nvrtc]") {
+  for (auto t : {dtype::uint8, dtype::int32, dtype::int64}) { // jax.random.bits
+    program_builder b(std::string("bits_") + std::string(name(t)));
+    auto r = b.random(opcode::random_uniform, {t, {4, 8}}, 42, {16, 8}, {4, 0});
+    b.output(b.binary(opcode::add, r, r));
+    compiles(b.build(), 1);
+  }
+  for (auto t : {dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64}) { // minval / maxval
+    value_type vt{t, {4, 8}};
+    program_builder b(std::string("ranged_") + std::string(name(t)));
+    auto u = b.random(opcode::random_uniform, vt, 42, {16, 8}, {4, 0}, {-0.0, 3.5});
+    b.output(b.binary(opcode::multiply, u, b.constant(2, vt)));
+    auto p = b.build();
+    compiles(p, 1);
+    auto plan = plan_program(*p, true);
+    CHECK(fused_kernel_body(*p, plan, plan.stages.at(0)).find("random_in_range") != std::string::npos);
+  }
+}
+
 TEST_CASE("broadcasts of materialized values and reshapes fuse", "[nvrtc]") {
   program_builder b("broadcast_reshape");
   auto col = b.parameter({dtype::float32, {4, 1}});
