@@ -56,11 +56,17 @@ std::string eager_key(const node& n, const std::vector<const array_state*>& oper
 /// A plan holds the shardings of its operation, so this also bounds the shardings they keep alive.
 constexpr std::size_t plan_bound = 4096;
 
-/// Plans of eager operations, shared by all threads. Cleared when it grows past plan_bound.
+/// Most per-device calls the eager cache's plans hold together: a plan over 64 devices weighs 64
+/// times one over a device, so a count of plans alone bounds memory only for few devices.
+constexpr std::size_t eager_call_bound = 1u << 16;
+
+/// Plans of eager operations, shared by all threads. Cleared when it grows past plan_bound plans
+/// or eager_call_bound calls.
 struct eager_cache {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const plan>> plans;
   std::vector<sharding_ptr> keep_alive;
+  std::size_t calls = 0; ///< the plans' calls, together
 };
 
 eager_cache& eager_plans() {
@@ -207,11 +213,13 @@ array apply(node n, const std::vector<array>& operands) {
     g.outputs.push_back(g.add(std::move(n)));
     p = std::make_shared<const plan>(lower(g, "eager"));
     std::lock_guard<std::mutex> guard(cache.mutex);
-    if (cache.plans.size() >= plan_bound) {
+    if (cache.plans.size() >= plan_bound || cache.calls + p->calls.size() > eager_call_bound) {
       cache.plans.clear();
       cache.keep_alive.clear();
+      cache.calls = 0;
     }
-    cache.plans.emplace(key, p);
+    if (cache.plans.emplace(key, p).second)
+      cache.calls += p->calls.size();
     // Keys hold sharding addresses: keep those shardings alive while their plans are cached.
     cache.keep_alive.push_back(layout);
     for (auto* s : states)
