@@ -1,5 +1,7 @@
 // `actormesh stress`: runs the stress mix (tools/stress_mix.hpp) from T threads, locally or as the
-// controller of P-1 worker processes it starts on loopback, shows its progress, and reports
+// controller of P-1 worker processes it starts on loopback (copies of this binary, so the mix's
+// functions and classes are registered there and its colocated calls run there), shows its
+// progress, and reports
 // throughput, round latency, order violations and errors; any violation or error is exit status 1.
 #include "tools/commands.hpp"
 
@@ -26,9 +28,6 @@ struct stress_args {
   std::string worker_program;
 };
 
-/// Whether colocated calls can run on worker processes' devices. Not yet: a colocated call for
-/// another process's devices is refused (colocated/detail/call_devices.cpp).
-constexpr bool colocated_runs_in_workers = false;
 
 void apply_mix(stress_args& args) {
   if (args.mix == "all" || args.mix == "colocated" || args.mix == "arrays") {
@@ -44,9 +43,6 @@ int run_stress(stress_args& args, std::ostream& out, std::ostream& err) {
   check_stress_config(args.config);
   if (args.processes < 1 || args.processes > 64)
     throw value_error("stress: --processes must be 1..64, got " + std::to_string(args.processes));
-  if (args.processes > 1 && args.config.colocated && !colocated_runs_in_workers)
-    throw value_error("stress: colocated calls do not run in worker processes yet; with --processes use "
-                      "--mix arrays, or run the colocated mix without --processes");
   options opts;
   opts.use_gpus = false;
   if (args.cpu_devices > 0)

@@ -1,5 +1,6 @@
 // `actormesh stress` as a user runs it (issue 9, item 6): the real tool, locally and as the
-// controller of worker processes it starts on loopback; its report, its exit status, its plain
+// controller of worker processes it starts on loopback (array operations alone, and the whole mix
+// with its colocated calls running in the workers); its report, its exit status, its plain
 // progress lines when its output is not a terminal, and its refusals.
 #include "support/process.hpp"
 
@@ -42,7 +43,18 @@ TEST_CASE("stress: array operations from 3 threads on the devices of 2 worker pr
   CHECK(r.output.find("errors: 0\n") != std::string::npos);
 }
 
-TEST_CASE("stress: bad arguments and colocated calls in worker processes are refused with status 2",
+TEST_CASE("stress: colocated calls, objects and arrays from 4 threads run in 2 worker processes",
+          "[integration][stress_command]") {
+  auto r = stress("--threads 4 --calls 60 --processes 3");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("mix all, 6 devices in 3 process(es)") != std::string::npos);
+  CHECK(r.output.find("rounds: 240, calls: 960") != std::string::npos);
+  CHECK(r.output.find("order violations: 0\n") != std::string::npos);
+  CHECK(r.output.find("errors: 0\n") != std::string::npos);
+}
+
+TEST_CASE("stress: bad arguments are refused with status 2",
           "[integration][stress_command]") {
   struct refusal {
     std::string args, text;
@@ -51,8 +63,7 @@ TEST_CASE("stress: bad arguments and colocated calls in worker processes are ref
                              refusal{"--threads 2 --calls 1000000", "--calls must be 1..999999"},
                              refusal{"--threads 2 --calls 5 --mix bogus", "--mix must be all, colocated or arrays"},
                              refusal{"--threads 2 --calls 5 --processes 0", "--processes must be 1..64"},
-                             refusal{"--threads 2 --calls 5 --processes 2",
-                                     "colocated calls do not run in worker processes yet"},
+                             refusal{"--threads 2 --calls 5 --processes 65", "--processes must be 1..64"},
                              refusal{"--calls 5", "--threads is required"}}) {
     INFO("stress " << args);
     auto r = stress(args);
