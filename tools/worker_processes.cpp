@@ -115,6 +115,8 @@ bool worker_processes::wait(std::chrono::milliseconds timeout) {
       m.text += "(killed: still running after the controller stopped)\n";
     }
     drain(m);
+    if (m.status != 0 && m.status != 128 + SIGKILL)
+      m.text += "(exited with status " + std::to_string(m.status) + ")\n";
     ok = ok && m.status == 0;
   }
   return ok;
