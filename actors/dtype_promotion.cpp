@@ -116,4 +116,9 @@ void check_integer_scalar(dtype array_dtype, std::int64_t value) {
                       std::string(name(array_dtype)));
 }
 
+dtype dot_dtype(dtype a, dtype b) noexcept {
+  auto t = promote_types(a, b, array_promotion_rule());
+  return t == dtype::bool_ ? dtype::int64 : t;
+}
+
 } // namespace am

@@ -79,6 +79,10 @@ dtype sum_dtype(dtype t) noexcept;
 /// an integer; numpy gives int8, which actormesh lacks, so int32 there too); any other dtype stays.
 dtype square_dtype(dtype t) noexcept;
 
+/// The result dtype of a matrix product of `a` and `b` under the array rule: their promotion, bool
+/// taken to int64 (the dot kernels count; JAX keeps bool, a logical or of ands).
+dtype dot_dtype(dtype a, dtype b) noexcept;
+
 /// The kind of a Python-style scalar operand (a C++ literal in a mixed array-scalar operation).
 enum class scalar_kind : std::uint8_t {
   boolean,   ///< Python bool

@@ -87,9 +87,7 @@ array matmul(const array& x, const array& y) {
     throw value_error("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                       "(n?,k),(k,m?)->(n?,m?) (size " + std::to_string(y.shape()[0]) + " is different from "
                       + std::to_string(x.shape()[1]) + ")");
-  auto t = promote_types(x.dtype(), y.dtype(), array_promotion_rule());
-  if (t == am::dtype::bool_)
-    t = am::dtype::int64;
+  auto t = dot_dtype(x.dtype(), y.dtype());
   detail::node n;
   n.kind = detail::node_kind::dot;
   n.shape = {x.shape()[0], y.shape()[1]};

@@ -14,7 +14,7 @@ namespace am::detail {
 array batch_dot(const array& x, const array& y, const sharding_ptr& layout) {
   if (x.ndim() != 3 || (y.ndim() != 3 && y.ndim() != 2))
     throw runtime_error("internal: batch_dot takes [B, m, k] and [B, k, n] or [k, n]");
-  auto t = promote_types(x.dtype(), y.dtype());
+  auto t = dot_dtype(x.dtype(), y.dtype()); // as matmul: vmap of a matmul gives the same dtype
   node n;
   n.kind = node_kind::batch_dot;
   n.shape = {x.shape()[0], x.shape()[1], y.shape().back()};
