@@ -13,6 +13,7 @@
 #include "devices/remote/host_services.hpp"
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
+#include "sharding/detail/sharding_codec.hpp"
 
 #include <map>
 #include <mutex>
@@ -59,21 +60,6 @@ private:
 std::shared_ptr<worker_objects> objects_of(runtime_impl& rt) {
   return std::static_pointer_cast<worker_objects>(
     rt.service("am.colocated.worker_objects", [] { return std::make_shared<worker_objects>(); }));
-}
-
-/// The call's devices, from their ids.
-std::vector<device> devices_of(runtime_impl& rt, const std::vector<int>& ids) {
-  std::map<int, device> known;
-  for (auto& d : rt.all_devices())
-    known.emplace(d.id, d);
-  std::vector<device> out;
-  for (int id : ids) {
-    auto it = known.find(id);
-    if (it == known.end())
-      throw value_error("colocated_python: the call names device " + std::to_string(id) + ", which this cluster lacks");
-    out.push_back(it->second);
-  }
-  return out;
 }
 
 /// The inputs as this process sees them: each argument with its global sharding, this process's
@@ -155,7 +141,7 @@ host_answer serve(host_request request) {
     return answer;
   }
   int here = rt->process_index();
-  auto devices = devices_of(*rt, c.devices);
+  auto devices = devices_by_id(c.devices, "colocated_python: the call names a device it cannot run on");
   call_target target{c.name, nullptr};
   if (c.is_method) {
     find_method(c.object.class_name, c.name); // am::value_error now, rather than in the lane

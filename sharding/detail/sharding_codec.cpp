@@ -51,20 +51,7 @@ std::vector<std::int64_t> read_shape(wire_reader& r) {
 }
 
 std::vector<device> read_devices(wire_reader& r) {
-  auto ids = r.i32_list(max_devices);
-  auto known = current_runtime()->all_devices();
-  std::map<int, device> by_id;
-  for (auto& d : known)
-    by_id.emplace(d.id, d);
-  std::vector<device> out;
-  out.reserve(ids.size());
-  for (int id : ids) {
-    auto it = by_id.find(id);
-    if (it == by_id.end())
-      throw value_error("malformed sharding: no device with id " + std::to_string(id) + " in this cluster");
-    out.push_back(it->second);
-  }
-  return out;
+  return devices_by_id(r.i32_list(max_devices), "malformed sharding");
 }
 
 void write_names(wire_writer& w, const std::vector<std::string>& names) {
@@ -84,6 +71,21 @@ std::vector<std::string> read_names(wire_reader& r) {
 }
 
 } // namespace
+
+std::vector<device> devices_by_id(const std::vector<int>& ids, const std::string& what) {
+  std::map<int, device> known;
+  for (auto& d : current_runtime()->all_devices())
+    known.emplace(d.id, d);
+  std::vector<device> out;
+  out.reserve(ids.size());
+  for (int id : ids) {
+    auto it = known.find(id);
+    if (it == known.end())
+      throw value_error(what + ": no device with id " + std::to_string(id) + " in this cluster");
+    out.push_back(it->second);
+  }
+  return out;
+}
 
 void write_sharding(wire_writer& w, const sharding& s) {
   if (auto* single = dynamic_cast<const single_device_sharding*>(&s)) {
@@ -109,13 +111,8 @@ void write_sharding(wire_writer& w, const sharding& s) {
 sharding_ptr read_sharding(wire_reader& r) {
   auto kind = r.u8();
   switch (static_cast<sharding_kind>(kind)) {
-    case sharding_kind::single: {
-      auto id = r.i32();
-      for (auto& d : current_runtime()->all_devices())
-        if (d.id == id)
-          return std::make_shared<const single_device_sharding>(d);
-      throw value_error("malformed sharding: no device with id " + std::to_string(id) + " in this cluster");
-    }
+    case sharding_kind::single:
+      return std::make_shared<const single_device_sharding>(devices_by_id({r.i32()}, "malformed sharding").front());
     case sharding_kind::positional: {
       auto shape = read_shape(r);
       auto devices = read_devices(r);

@@ -12,6 +12,10 @@ namespace am::detail {
 /// Appends `s` (named, positional or single-device) to `w`.
 void write_sharding(wire_writer& w, const sharding& s);
 
+/// The cluster's devices of `ids`, in that order (the current runtime's); throws am::value_error,
+/// starting with `what`, for an id the cluster lacks.
+std::vector<device> devices_by_id(const std::vector<int>& ids, const std::string& what);
+
 /// Reads a sharding written by write_sharding; devices are looked up by id in the current
 /// runtime. Throws am::value_error for bytes that do not describe a sharding of this cluster.
 sharding_ptr read_sharding(wire_reader& r);
