@@ -76,6 +76,12 @@ public:
     return it == next_seq_.end() ? 0 : it->second;
   }
 
+  /// Forgets caller `c` (it is gone and sends nothing more); calls of it still buffered are dropped.
+  void forget(caller_id c) {
+    next_seq_.erase(c);
+    early_.erase(c);
+  }
+
 private:
   std::unordered_map<caller_id, std::uint64_t> next_seq_;
   std::unordered_map<caller_id, std::map<std::uint64_t, Call>> early_;

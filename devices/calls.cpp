@@ -111,11 +111,32 @@ namespace {
 
 /// This thread's lane worker on the host actor of `rt`, asked for once per thread and runtime
 /// (held weakly: the worker goes when the runtime stops). Null once the runtime has stopped.
+/// One thread's lane workers, by runtime; when the thread ends, each runtime still running is told
+/// to retire the thread's lane (its worker stops after the tasks it has), so threads that come and
+/// go leave no lane threads behind.
+struct thread_lanes {
+  struct entry {
+    std::uint64_t key;     ///< the runtime's host_lane_key
+    caf::actor_addr lane;  ///< the lane worker
+    caf::actor_addr host;  ///< the runtime's host actor
+  };
+  caller_id caller = 0;
+  std::vector<entry> entries;
+
+  ~thread_lanes() {
+    for (auto& e : entries)
+      if (auto host = caf::actor_cast<caf::actor>(e.host))
+        caf::anon_send(host, host_lane_retire{caller});
+  }
+};
+
 caf::actor host_lane_of_this_thread(runtime_impl& rt) {
-  thread_local std::vector<std::pair<std::uint64_t, caf::actor_addr>> lanes;
-  for (auto& [key, addr] : lanes)
-    if (key == rt.host_lane_key())
-      return caf::actor_cast<caf::actor>(addr);
+  thread_local thread_lanes mine;
+  for (auto& e : mine.entries)
+    if (e.key == rt.host_lane_key())
+      return caf::actor_cast<caf::actor>(e.lane);
+  mine.caller = this_caller();
+  auto& lanes = mine.entries;
   promise<caf::actor> asked;
   auto answer = asked.get_future();
   {
@@ -124,8 +145,8 @@ caf::actor host_lane_of_this_thread(runtime_impl& rt) {
   }
   auto lane = answer.get(std::chrono::seconds(30)); // the host actor answers at once
   if (lanes.size() >= 8) // forget lanes of runtimes that have stopped
-    std::erase_if(lanes, [](auto& entry) { return !caf::actor_cast<caf::actor>(entry.second); });
-  lanes.emplace_back(rt.host_lane_key(), lane.address());
+    std::erase_if(lanes, [](auto& entry) { return !caf::actor_cast<caf::actor>(entry.lane); });
+  lanes.push_back({rt.host_lane_key(), lane.address(), rt.host().address()});
   return lane;
 }
 

@@ -17,15 +17,19 @@ namespace {
 /// Runs the tasks of one caller, one after the other, on its own thread. (Spawned with the caller's
 /// id: besides naming the lane in logs, an argument avoids CAF 0.17's null-tuple dereference for
 /// argument-less function actors, which UBSan reports.)
-caf::behavior lane_worker(caf::event_based_actor*, caller_id caller, stop_signal_ptr stop) {
+caf::behavior lane_worker(caf::event_based_actor* self, caller_id caller, stop_signal_ptr stop) {
   log(log_level::trace, "host lane worker for caller {} started", caller);
-  return {[stop](host_call& call) {
-    // A task dropped unrun fails its future (its promise breaks); it must not delay stop().
-    if (!stop->raised()) {
-      host_task_scope running(stop.get());
-      call.task();
-    }
-  }};
+  return {
+    [stop](host_call& call) {
+      // A task dropped unrun fails its future (its promise breaks); it must not delay stop().
+      if (!stop->raised()) {
+        host_task_scope running(stop.get());
+        call.task();
+      }
+    },
+    // Its caller is gone; the tasks it sent are ahead in this mailbox and have run.
+    [self](host_lane_retire&) { self->quit(); },
+  };
 }
 
 struct host_state {
@@ -53,6 +57,16 @@ caf::behavior host_behavior(caf::stateful_actor<host_state>* self, int process_i
                                   [self, lane_of](host_call& ready) { self->send(lane_of(ready.header.caller), std::move(ready)); });
     },
     [lane_of](host_lane_request& request) { request.lane.set_value(lane_of(request.caller)); },
+    [self](host_lane_retire& retire) {
+      auto it = self->state.lanes.find(retire.caller);
+      if (it == self->state.lanes.end())
+        return;
+      // The caller's tasks reached the lane worker before this (sent to it directly before the
+      // caller retired, or forwarded by this actor before this message came): it runs them first.
+      self->send(it->second, retire);
+      self->state.lanes.erase(it);
+      self->state.admission.forget(retire.caller);
+    },
   };
 }
 

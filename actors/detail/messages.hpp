@@ -73,6 +73,13 @@ struct host_lane_request {
   promise<caf::actor> lane;
 };
 
+/// A message to the host actor: caller `caller` is gone (its thread ended, or the controller thread
+/// a worker's lane stood for did), so its lane worker stops once it has run the tasks it already
+/// has, and the host actor forgets it.
+struct host_lane_retire {
+  caller_id caller = 0;
+};
+
 /// Sent by a device actor to itself, with a caller id, when an input that caller's stalled work
 /// waits for (from another device) is ready.
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
@@ -85,3 +92,4 @@ using completed_atom = caf::atom_constant<caf::atom("completed")>;
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::device_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_lane_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::host_lane_retire)

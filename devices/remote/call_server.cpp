@@ -254,6 +254,15 @@ void run(server_state& st, const caf::actor& sink, request& q) {
     case request_kind::host_call:
       run_host_call(st, sink, q);
       return;
+    case request_kind::retire_caller: {
+      if (auto it = st.host_lanes.find(q.caller); it != st.host_lanes.end()) {
+        // After the host calls sent before (this server's messages to the host actor keep order).
+        caf::anon_send(rt.host(), host_lane_retire{it->second.id});
+        st.host_lanes.erase(it);
+      }
+      std::erase_if(st.lanes, [&](auto& lane) { return lane.first.first == q.caller; }); // queued work keeps its outbox
+      return;
+    }
     case request_kind::stop:
       st.stopped.set_value();
       return;

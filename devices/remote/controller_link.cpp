@@ -49,6 +49,34 @@ std::string as_string(const std::vector<std::byte>& bytes) {
   return out;
 }
 
+/// The workers this thread has sent requests to, by link: when the thread ends, each is told, so
+/// that the lanes it kept for the thread go (threads that come and go leave none behind there).
+struct thread_callers {
+  struct entry {
+    const controller_link* link;
+    std::weak_ptr<controller_link> alive;
+    int process;
+  };
+  std::uint64_t caller = 0;
+  std::vector<entry> sent;
+
+  ~thread_callers() {
+    for (auto& e : sent)
+      if (auto l = e.alive.lock())
+        l->retire_caller(e.process, caller);
+  }
+
+  void note(controller_link& link, int process) {
+    for (auto& e : sent)
+      if (e.link == &link && e.process == process && !e.alive.expired())
+        return;
+    if (sent.size() >= 64) // forget links that are gone
+      std::erase_if(sent, [](auto& e) { return e.alive.expired(); });
+    caller = this_caller();
+    sent.push_back({&link, link.weak_from_this(), process});
+  }
+};
+
 std::vector<std::byte> as_bytes(const std::string& s) {
   std::vector<std::byte> out(s.size());
   if (!s.empty())
@@ -106,6 +134,10 @@ void controller_link::send(int process, const request& q) {
     }
   }
   caf::send_as(sink, server, call_atom::value, encode(*out));
+  if (q.caller != 0 && q.kind != request_kind::retire_caller) {
+    thread_local thread_callers callers;
+    callers.note(*this, process);
+  }
 }
 
 void controller_link::send_or_fail(int process, const request& q) {
@@ -472,6 +504,17 @@ void controller_link::stop() {
   fail_waiting(-1, std::make_exception_ptr(runtime_error("The actormesh runtime has stopped")));
   if (sink)
     caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
+}
+
+void controller_link::retire_caller(int process, std::uint64_t caller) noexcept {
+  try {
+    request q;
+    q.kind = request_kind::retire_caller;
+    q.caller = caller;
+    send(process, q);
+  } catch (...) {
+    // That worker failed or the controller stops: its lanes go with it.
+  }
 }
 
 void controller_link::release(const location& where) noexcept {

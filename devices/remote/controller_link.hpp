@@ -102,6 +102,10 @@ public:
 
   void release(const location& where) noexcept override;
 
+  /// Tells worker `process` that controller thread `caller` has ended, so that its lanes there go
+  /// once idle (sent when a thread that sent requests ends; best effort, never throws).
+  void retire_caller(int process, std::uint64_t caller) noexcept;
+
 
 private:
   /// What waits for an answer.

@@ -170,7 +170,7 @@ request decode_request(const std::string& bytes, program_cache* cache) {
   wire_reader r(bytes);
   request q;
   auto kind = r.u8();
-  if (kind < static_cast<std::uint8_t>(request_kind::execute) || kind > static_cast<std::uint8_t>(request_kind::host_call))
+  if (kind < static_cast<std::uint8_t>(request_kind::execute) || kind > static_cast<std::uint8_t>(request_kind::retire_caller))
     malformed("unknown request kind " + std::to_string(kind));
   q.kind = static_cast<request_kind>(kind);
   q.caller = r.u64();
@@ -221,6 +221,7 @@ request decode_request(const std::string& bytes, program_cache* cache) {
       break;
     case request_kind::release:
     case request_kind::stop:
+    case request_kind::retire_caller:
       break;
   }
   return q;

@@ -29,6 +29,7 @@ enum class request_kind : std::uint8_t {
   stop,        ///< the controller is stopping: the worker's serve() returns
   host_call,   ///< run `bytes` with host service `service` in this caller's host lane over `inputs`;
                ///< outputs[0] is the reply id, the rest are handles for the service's outputs
+  retire_caller, ///< the controller thread `caller` has ended: its lanes here go once they are idle
 };
 
 /// One request from the controller. Handles are numbers the controller chooses (unique in its

@@ -135,3 +135,18 @@ TEST_CASE("a worker killed during a colocated call fails it on the controller, n
   CHECK(std::regex_search(out, std::regex("error process_failure_error: .*[Pp]rocess 1")));
   CHECK(group[0].status == 0);
 }
+
+TEST_CASE("controller threads that come and go leave no lane threads behind in the worker",
+          "[integration][colocated-workers]") {
+  process_group group;
+  start_cluster(group, 1, "threads");
+  bool ended = group.wait(90s);
+  INFO(group.all_output());
+  REQUIRE(ended);
+  auto out = group[0].output();
+  CHECK(group[0].status == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(out, m, std::regex("worker threads before ([0-9]+), after 60 controller threads ([0-9]+)")));
+  // Each thread's lanes retire when it ends; without that the worker would hold 60 more threads.
+  CHECK(std::stoi(m[2]) - std::stoi(m[1]) < 10);
+}

@@ -14,6 +14,8 @@
 //   colocated_workers_probe spanning    one call on the devices of workers 1 and 2: each runs it on its
 //                                       own part
 //   colocated_workers_probe kill        a slow call in worker 1, which the test kills meanwhile
+//   colocated_workers_probe threads     60 controller threads one after another, each calling worker
+//                                       1's code and ending: the worker's thread count before and after
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
@@ -21,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <future>
 #include <string>
 #include <thread>
@@ -43,6 +46,17 @@ const auto sleep_then_copy = am::colocated_python("probe.sleep_then_copy", [](co
 
 const auto log_value = am::colocated_python("probe.log_value", [](const am::array& x) {
   say("worker " + std::to_string(am::process_index()) + " logs " + am::to_string(x.to_host()));
+});
+
+/// The number of threads of the process it runs in (/proc/self/status), as x * 0 + count.
+const auto thread_count = am::colocated_python("probe.thread_count", [](const am::array& x) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  int threads = -1;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0)
+      threads = std::stoi(line.substr(8));
+  return x * 0 + threads;
 });
 
 /// Counts its calls: add(x) returns x * 0 + the number of calls before this one.
@@ -228,6 +242,23 @@ int kill_scenario() {
   return 1;
 }
 
+int threads_scenario() {
+  auto x = ramp_on(devices_of(1), 2);
+  auto count = [&] { return static_cast<int>(thread_count(x).to_host().to_vector<float>()[0]); };
+  auto slow = sleep_then_copy.specialize({.out_specs_fn = same_as_first});
+  int before = count();
+  for (int t = 0; t < 60; ++t)
+    std::thread([&] {
+      add_process_index(x).block_until_ready();
+      auto obj = counter_class("thread");
+      obj.method<am::array(am::array)>("next")(x).block_until_ready();
+    }).join();
+  std::this_thread::sleep_for(500ms); // the retirements reach the worker
+  int after = count();
+  say("worker threads before " + std::to_string(before) + ", after 60 controller threads " + std::to_string(after));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -256,6 +287,8 @@ int main(int argc, char** argv) {
       return spanning();
     if (scenario == "kill")
       return kill_scenario();
+    if (scenario == "threads")
+      return threads_scenario();
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;
   } catch (const std::exception& e) {
