@@ -2,7 +2,8 @@
 # Builds actormesh here (Release, CUDA on, sm_90) in build-gpu and gathers into gpu-bundle/ what
 # tools/gpu-check.sh runs on a lent GPU machine, whose image has no CAF, fmt, SLEEF, CLI11 or Catch2
 # and can fetch nothing: the `actormesh` tool, the GPU test executables (and the NVRTC unit tests),
-# bench_gpu, libactormesh.so, and the Debian shared libraries they load (from ldd). Left out: glibc,
+# bench_gpu, bench_pmap_gpu, tests/gpu/pmap_gpu_check.sh (issue 10's GPU check), libactormesh.so,
+# and the Debian shared libraries they load (from ldd). Left out: glibc,
 # libstdc++, libgcc (the image has them), and libcuda, libnccl and libnvrtc (the driver's, and the
 # image's own NCCL/NVRTC: 208 MB and 109 MB are too big to carry). The bundle must stay under 60 MiB.
 #
@@ -25,17 +26,17 @@ done
 for src in "$root"/tests/unit/test_nvrtc_*.cpp; do
   tests+=("unit_$(basename "${src%.cpp}")")
 done
-cmake --build "$build" -j"$jobs" --target actormesh actormesh_tool bench_gpu "${tests[@]}"
+cmake --build "$build" -j"$jobs" --target actormesh actormesh_tool bench_gpu bench_pmap_gpu "${tests[@]}"
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-binaries=("$build/tools/actormesh" "$build/bench/bench_gpu")
+binaries=("$build/tools/actormesh" "$build/bench/bench_gpu" "$build/bench/bench_pmap_gpu")
 for t in "${tests[@]}"; do
   binaries+=("$build/tests/$t")
 done
 cp "${binaries[@]}" "$out/bin/"
 cp -P "$build"/libactormesh.so* "$out/lib/"
-cp "$root/tools/gpu-check.sh" "$out/"
+cp "$root/tools/gpu-check.sh" "$root/tests/gpu/pmap_gpu_check.sh" "$out/"
 
 # The shared libraries the binaries load, minus the ones the image provides or that are too big.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libpthread|libdl\.so|librt\.so|libcuda\.so|libnccl|libnvrtc|libactormesh)'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine from a bundle made by tools/gpu-bundle.sh (bin/, lib/ and this script):
 # prints nvidia-smi and `actormesh info`, then runs the GPU tests, the NVRTC unit tests and
-# bench_gpu, each under a timeout. The image has no CAF/fmt/Catch2 (they come in lib/) and its own
+# bench_gpu and bench_pmap_gpu, each under a timeout (the bundle's pmap_gpu_check.sh is issue 10's
+# GPU check alone, in its 5-minute budget). The image has no CAF/fmt/Catch2 (they come in lib/) and its own
 # NCCL and NVRTC in its Python environment (site-packages/nvidia/*/lib), which go on
 # LD_LIBRARY_PATH after lib/. Test exit codes: 0 passed, 4 skipped (no usable GPU), else failed.
 #
@@ -64,6 +65,7 @@ for t in "$here"/bin/unit_test_nvrtc_* "$here"/bin/gpu_test_*; do
   run "$(basename "$t")" "${sanitize[@]}" "$t" --durations yes
 done
 run bench_gpu "$here/bin/bench_gpu"
+run bench_pmap_gpu "$here/bin/bench_pmap_gpu"
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "== FAILED: ${failed[*]}"
