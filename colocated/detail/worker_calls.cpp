@@ -130,8 +130,8 @@ bool runs_in_workers(const std::vector<device>& devices) {
 
 flat_tree call_in_workers(const call_target& target, const flat_tree& inputs, const std::vector<device>& devices) {
   auto issued = issue(describe(worker_call_kind::learn, target, inputs, devices), target, inputs, devices);
-  // Every worker's outcome first (so that every shard named in one is adopted, and freed when it
-  // goes), then the first error.
+  // Every worker's outcome first, then the first error (the shards a successful worker named are
+  // freed there when the call fails as a whole).
   std::map<int, host_outcome> outcomes;
   std::exception_ptr error;
   for (auto& [p, call] : issued) {
@@ -154,8 +154,12 @@ flat_tree call_in_workers(const call_target& target, const flat_tree& inputs, co
         "colocated_python: the worker processes of one call returned different outputs: " + specs->to_string()
         + " and " + s.to_string()));
   }
-  if (error)
+  if (error) {
+    for (auto& [p, outcome] : outcomes)
+      for (auto h : outcome.handles)
+        link->release(remote::location{p, h, 0});
     std::rethrow_exception(error);
+  }
   if (!specs)
     throw runtime_error("colocated_python: the call reached no worker");
   flat_tree results{specs->def(), {}};

@@ -116,6 +116,8 @@ TEST_CASE("a colocated call on the devices of two workers runs in each over its 
   CHECK(group[0].status == 0);
   CHECK(out.find("spanning first call: [1. 2. 3. 4. 6. 7. 8. 9.] on processes 1 1 2 2") != std::string::npos);
   CHECK(out.find("spanning second call: [ 2.  3.  4.  5.  8.  9. 10. 11.]") != std::string::npos);
+  CHECK(out.find("error value_error: process 2 refuses") != std::string::npos); // one worker's error fails the call
+  CHECK(out.find("after the failed call: [1. 2. 3. 4. 6. 7. 8. 9.]") != std::string::npos);
   CHECK(std::regex_search(out, std::regex("error value_error: .*mix the controller's own devices with workers'")));
 }
 

@@ -44,6 +44,13 @@ const auto sleep_then_copy = am::colocated_python("probe.sleep_then_copy", [](co
   return x + 0;
 });
 
+/// Fails in process 2 only: a call spanning workers 1 and 2 fails as a whole.
+const auto fail_in_process_2 = am::colocated_python("probe.fail_in_process_2", [](const am::array& x) {
+  if (am::process_index() == 2)
+    throw am::value_error("process 2 refuses");
+  return x + 0;
+});
+
 const auto log_value = am::colocated_python("probe.log_value", [](const am::array& x) {
   say("worker " + std::to_string(am::process_index()) + " logs " + am::to_string(x.to_host()));
 });
@@ -214,6 +221,13 @@ int spanning() {
   say("spanning first call: " + values(y) + " on processes " + processes_of(y));
   auto z = add_process_index(y);
   say("spanning second call: " + values(z));
+  try {
+    fail_in_process_2(x);
+    say("failing call returned?");
+  } catch (const std::exception& e) {
+    am::testing::report(e);
+  }
+  say("after the failed call: " + values(add_process_index(x)));
   std::vector<am::device> mixed = devices_of(0);
   mixed.push_back(devices_of(1)[0]);
   try {
