@@ -21,6 +21,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// AddressSanitizer keeps freed memory in quarantine (256 MiB by default) and runs several times
+/// slower, so resident memory and the number of rounds in the time bound say nothing there; the
+/// bounds on the caches' sizes are checked in every build, memory and speed only without it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool under_address_sanitizer = true;
+#else
+constexpr bool under_address_sanitizer = false;
+#endif
+
 /// Resident memory of this process in MiB (/proc/self/statm).
 double resident_mib() {
   std::ifstream statm("/proc/self/statm");
@@ -73,9 +82,11 @@ TEST_CASE("millions of shardings and their derived shardings keep memory flat", 
   });
   WARN(steps << " shardings (and 3 derived from each) in the time bound; resident memory " << warm
              << " MiB after warm-up, " << end << " MiB at the end");
-  CHECK(steps >= 100'000);
   CHECK(detail::derived_sharding_memo_size() <= 4096);
-  CHECK(end - warm < 16.0);
+  if (!under_address_sanitizer) {
+    CHECK(steps >= 100'000);
+    CHECK(end - warm < 16.0);
+  }
 }
 
 TEST_CASE("arrays on ever new shardings keep the eager plans and memory bounded", "[stress][memory]") {
@@ -95,11 +106,13 @@ TEST_CASE("arrays on ever new shardings keep the eager plans and memory bounded"
   });
   WARN(steps << " rounds of 4 arrays on new shardings in the time bound; resident memory " << warm
              << " MiB after warm-up, " << end << " MiB at the end");
-  CHECK(steps >= 1'000); // 64 devices on a loaded machine do about 2000 in the time bound
   CHECK(checksum > 0);
   CHECK(detail::eager_plan_count() <= 4096);
   CHECK(detail::derived_sharding_memo_size() <= 4096);
-  CHECK(end - warm < 48.0);
+  if (!under_address_sanitizer) {
+    CHECK(steps >= 1'000); // 64 devices on a loaded machine do about 2000 in the time bound
+    CHECK(end - warm < 48.0);
+  }
 }
 
 TEST_CASE("threads deriving shardings at once share the bounded memo safely", "[stress][memory]") {
