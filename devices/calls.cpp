@@ -139,14 +139,16 @@ caf::actor host_lane_of_this_thread(runtime_impl& rt) {
   auto& lanes = mine.entries;
   promise<caf::actor> asked;
   auto answer = asked.get_future();
+  caf::actor_addr host;
   {
-    runtime_impl::call_guard issuing(rt);
+    runtime_impl::call_guard issuing(rt); // stop() clears the host handle once no guard is held
+    host = rt.host().address();
     caf::anon_send(rt.host(), host_lane_request{this_caller(), std::move(asked)});
   }
   auto lane = answer.get(std::chrono::seconds(30)); // the host actor answers at once
   if (lanes.size() >= 8) // forget lanes of runtimes that have stopped
     std::erase_if(lanes, [](auto& entry) { return !caf::actor_cast<caf::actor>(entry.lane); });
-  lanes.push_back({rt.host_lane_key(), lane.address(), rt.host().address()});
+  lanes.push_back({rt.host_lane_key(), lane.address(), std::move(host)});
   return lane;
 }
 
