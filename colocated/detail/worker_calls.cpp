@@ -59,20 +59,6 @@ std::vector<shard_future> input_shards(const flat_tree& inputs, int p) {
   return out;
 }
 
-/// An array of `spec` whose shards are `shard_of(placement)`.
-template <class ShardOf>
-array assemble(const shape_dtype_struct& spec, ShardOf&& shard_of) {
-  std::vector<shard> shards;
-  for (auto& pl : spec.sharding->shard_placements(spec.shape))
-    shards.push_back(shard{pl.device, pl.index, pl.replica_id, shard_of(pl)});
-  auto st = std::make_shared<array_state>();
-  st->shape = spec.shape;
-  st->type = spec.dtype;
-  st->layout = spec.sharding;
-  st->set_shards(std::move(shards));
-  return array(std::move(st));
-}
-
 /// Sends the call to every worker of `devices`; `outputs_of(p)` lists the output shards promised
 /// on worker p. Holds a call_guard while sending, as every call into the runtime does.
 std::map<int, host_call_issued> issue(const worker_call& c, const call_target& target, const flat_tree& inputs,

@@ -11,6 +11,7 @@
 #include "colocated/detail/flat_tree.hpp"
 #include "colocated/detail/host_side.hpp"
 #include "colocated/specs.hpp"
+#include "sharding/detail/array_state.hpp"
 
 #include <cstdint>
 #include <set>
@@ -44,5 +45,20 @@ void release_in_workers(std::uint64_t uid, const std::set<int>& workers) noexcep
 /// The shards of `a` on process `process`'s devices, in the order of its sharding's placements
 /// (the order in which both sides of a call list them).
 std::vector<shard_future> shards_on(const array& a, int process);
+
+/// An array of `spec` with one shard per placement of its sharding, `shard_of(placement)` giving
+/// each shard's future (the call's outputs on the controller, its inputs in a worker).
+template <class ShardOf>
+array assemble(const shape_dtype_struct& spec, ShardOf&& shard_of) {
+  std::vector<shard> shards;
+  for (auto& pl : spec.sharding->shard_placements(spec.shape))
+    shards.push_back(shard{pl.device, pl.index, pl.replica_id, shard_of(pl)});
+  auto st = std::make_shared<array_state>();
+  st->shape = spec.shape;
+  st->type = spec.dtype;
+  st->layout = spec.sharding;
+  st->set_shards(std::move(shards));
+  return array(std::move(st));
+}
 
 } // namespace am::detail

@@ -67,26 +67,16 @@ std::shared_ptr<worker_objects> objects_of(runtime_impl& rt) {
 flat_tree host_local_inputs(const spec_tree& specs, const std::vector<shard_future>& shards, int here) {
   flat_tree inputs{specs.def(), {}};
   std::size_t next = 0;
-  for (auto& spec : specs.leaves()) {
-    std::vector<shard> local;
-    for (auto& pl : spec.sharding->shard_placements(spec.shape)) {
-      if (pl.device.process_index != here) {
-        // Another process's shard stands in as a multi-controller array's do (a plan indexes
-        // shards by placement); work here never waits on it.
-        local.push_back(shard{pl.device, pl.index, pl.replica_id, remote_shard(pl.device)});
-        continue;
-      }
+  for (auto& spec : specs.leaves())
+    inputs.leaves.push_back(assemble(spec, [&](const shard_placement& pl) {
+      // Another process's shard stands in as a multi-controller array's do (a plan indexes shards
+      // by placement); work here never waits on it.
+      if (pl.device.process_index != here)
+        return remote_shard(pl.device);
       if (next >= shards.size())
         throw value_error("colocated_python: the call names fewer input shards than its arguments have here");
-      local.push_back(shard{pl.device, pl.index, pl.replica_id, shards[next++]});
-    }
-    auto st = std::make_shared<array_state>();
-    st->shape = spec.shape;
-    st->type = spec.dtype;
-    st->layout = spec.sharding;
-    st->set_shards(std::move(local));
-    inputs.leaves.emplace_back(std::move(st));
-  }
+      return shards[next++];
+    }));
   if (next != shards.size())
     throw value_error("colocated_python: the call names more input shards than its arguments have here");
   return inputs;

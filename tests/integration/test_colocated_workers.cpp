@@ -37,17 +37,24 @@ void start_cluster(process_group& group, int workers, const std::string& scenari
   }
 }
 
+/// Plays `scenario` on a controller with `workers` workers, requires every process to end within
+/// `timeout` and the controller to exit 0, and returns the controller's output.
+std::string play(process_group& group, int workers, const std::string& scenario, std::chrono::seconds timeout) {
+  start_cluster(group, workers, scenario);
+  bool ended = group.wait(timeout);
+  INFO(group.all_output());
+  REQUIRE(ended);
+  CHECK(group[0].status == 0);
+  return group[0].output();
+}
+
 } // namespace
 
 TEST_CASE("a colocated function runs in the worker that owns its devices, first synchronously, then asynchronously",
           "[integration][colocated-workers]") {
   process_group group;
-  start_cluster(group, 2, "functions");
-  bool ended = group.wait(60s);
+  auto out = play(group, 2, "functions", 60s);
   INFO(group.all_output());
-  REQUIRE(ended);
-  auto out = group[0].output();
-  CHECK(group[0].status == 0);
   CHECK(out.find("first call: [1. 2. 3. 4.] on processes 1 1") != std::string::npos); // ran in process 1
   CHECK(out.find("known signatures: 1") != std::string::npos);
   CHECK(out.find("chained calls: [3. 4. 5. 6.]") != std::string::npos);
@@ -63,12 +70,8 @@ TEST_CASE("a colocated function runs in the worker that owns its devices, first 
 TEST_CASE("colocated calls from two controller threads run concurrently in a worker, each thread's in order",
           "[integration][colocated-workers]") {
   process_group group;
-  start_cluster(group, 1, "concurrency");
-  bool ended = group.wait(90s);
+  auto out = play(group, 1, "concurrency", 90s);
   INFO(group.all_output());
-  REQUIRE(ended);
-  auto out = group[0].output();
-  CHECK(group[0].status == 0);
   std::smatch m;
   REQUIRE(std::regex_search(out, m, std::regex("two 1-second calls from two threads took ([0-9.]+) s")));
   CHECK(std::stod(m[1]) < 1.8); // one after the other would be 2 s
@@ -84,12 +87,8 @@ TEST_CASE("a colocated object lives in the worker: built at the first call, dest
           "errors reach every caller",
           "[integration][colocated-workers]") {
   process_group group;
-  start_cluster(group, 1, "objects");
-  bool ended = group.wait(60s);
+  auto out = play(group, 1, "objects", 60s);
   INFO(group.all_output());
-  REQUIRE(ended);
-  auto out = group[0].output();
-  CHECK(group[0].status == 0);
   CHECK(out.find("calls: [0. 0.] [1. 1.] [2. 2.]") != std::string::npos);
   // The constructor's exception reaches both calls, with its kind and text.
   std::regex broken("error value_error: broken\\(7\\) refuses to be built");
@@ -108,12 +107,8 @@ TEST_CASE("a colocated object lives in the worker: built at the first call, dest
 TEST_CASE("a colocated call on the devices of two workers runs in each over its own part",
           "[integration][colocated-workers]") {
   process_group group;
-  start_cluster(group, 2, "spanning");
-  bool ended = group.wait(60s);
+  auto out = play(group, 2, "spanning", 60s);
   INFO(group.all_output());
-  REQUIRE(ended);
-  auto out = group[0].output();
-  CHECK(group[0].status == 0);
   CHECK(out.find("spanning first call: [1. 2. 3. 4. 6. 7. 8. 9.] on processes 1 1 2 2") != std::string::npos);
   CHECK(out.find("spanning second call: [ 2.  3.  4.  5.  8.  9. 10. 11.]") != std::string::npos);
   CHECK(out.find("error value_error: process 2 refuses") != std::string::npos); // one worker's error fails the call
@@ -141,12 +136,8 @@ TEST_CASE("a worker killed during a colocated call fails it on the controller, n
 TEST_CASE("controller threads that come and go leave no lane threads behind in the worker",
           "[integration][colocated-workers]") {
   process_group group;
-  start_cluster(group, 1, "threads");
-  bool ended = group.wait(90s);
+  auto out = play(group, 1, "threads", 90s);
   INFO(group.all_output());
-  REQUIRE(ended);
-  auto out = group[0].output();
-  CHECK(group[0].status == 0);
   std::smatch m;
   REQUIRE(std::regex_search(out, m, std::regex("worker threads before ([0-9]+), after 60 controller threads ([0-9]+)")));
   // Each thread's lanes retire when it ends; without that the worker would hold 60 more threads.
