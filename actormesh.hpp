@@ -18,6 +18,7 @@
 #include "devices/memory.hpp"
 #include "devices/options.hpp"
 #include "devices/runtime.hpp"
+#include "observability/trace.hpp"
 
 // Meshes, shardings, host and global arrays, operations, jit.
 #include "sharding/array.hpp"

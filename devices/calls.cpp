@@ -5,6 +5,7 @@
 #include "devices/detail/lane_calls.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/controller_link.hpp"
+#include "observability/trace_hooks.hpp"
 
 #include <caf/send.hpp>
 
@@ -55,8 +56,10 @@ namespace detail {
 void send_in_lane(runtime_impl& rt, const device_endpoint& ep, const std::shared_ptr<device_outbox>& box,
                   device_work work) {
   runtime_impl::call_guard issuing(rt); // stop() waits for this call to be queued or refused
-  if (box->push(std::move(work)))
+  if (box->push(std::move(work))) {
+    observability::trace_send(ep.dev); // a take message: the lane's message to the device
     caf::anon_send(ep.actor, device_batch{box});
+  }
 }
 
 } // namespace detail

@@ -184,6 +184,7 @@ const std::vector<option_source>& option_sources() {
                  check_log_level, check_log_level),
     typed_option("cpu_memory_limit", "AM_CPU_MEMORY_LIMIT", "--am-cpu-memory-limit", &options::cpu_memory_limit,
                  &resolved_options::cpu_memory_limit, parse_bytes, no_check),
+    text_option("trace", "AM_TRACE", "--am-trace", &options::trace, &resolved_options::trace),
     // ---- cluster ----
     text_option("coordinator_address", "AM_COORDINATOR", "--am-coordinator", &options::coordinator_address,
                 &resolved_options::coordinator_address),

@@ -41,6 +41,9 @@ struct options {
   /// Bytes of buffers each CPU device may hold at once (0: no limit); beyond it allocations fail
   /// with am::out_of_memory_error. Default 0.
   std::optional<std::uint64_t> cpu_memory_limit;
+  /// Record a trace into this file, written when the runtime stops (AM_TRACE, --am-trace;
+  /// observability/trace.hpp). In a cluster of N > 1 processes each writes FILE.rank<i>. Default: none.
+  std::optional<std::string> trace;
 
   // ---- cluster (doc/runtime.md "Cluster options", doc/multihost.md) ----
   /// The coordinator as "host:port" or "[ipv6]:port", port 1..65535 (AM_COORDINATOR,
@@ -90,6 +93,7 @@ struct resolved_options {
   bool use_gpus = true;
   std::string log_level = "warning";
   std::uint64_t cpu_memory_limit = 0;
+  std::string trace; ///< empty: no trace
 
   std::string coordinator_address;  ///< empty: local mode
   int num_processes = 1;

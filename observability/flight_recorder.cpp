@@ -1,6 +1,7 @@
 #include "observability/flight_recorder.hpp"
 
 #include "observability/flight_dump.hpp"
+#include "observability/trace_collectives.hpp"
 
 #include "actors/detail/log.hpp"
 
@@ -77,12 +78,14 @@ std::uint64_t flight_recorder::issue(std::string communicator, std::uint64_t ste
   if (ring_.size() == capacity_)
     ring_.pop_front();
   ring_.push_back(std::move(e));
+  trace_collective_issued(this, ring_.back()); // the trace's hook (observability/trace_collectives.hpp)
   return ring_.back().record;
 }
 
 void flight_recorder::mark(std::uint64_t record, op_state state, const std::string& error) {
   if (record == 0)
     return;
+  trace_collective_marked(this, record, state);
   const std::int64_t t = now_us();
   std::lock_guard<std::mutex> guard(mutex_);
   if (ring_.empty() || record < ring_.front().record || record > ring_.back().record)

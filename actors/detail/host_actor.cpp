@@ -3,6 +3,7 @@
 #include "actors/detail/log.hpp"
 #include "actors/lane.hpp"
 #include "actors/detail/messages.hpp"
+#include "observability/trace_hooks.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -24,6 +25,7 @@ caf::behavior lane_worker(caf::event_based_actor* self, caller_id caller, stop_s
       // A task dropped unrun fails its future (its promise breaks); it must not delay stop().
       if (!stop->raised()) {
         host_task_scope running(stop.get());
+        auto traced = observability::host_task_span(call.header.caller);
         call.task();
       }
     },

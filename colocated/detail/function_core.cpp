@@ -5,6 +5,7 @@
 #include "colocated/detail/pending_outputs.hpp"
 #include "colocated/detail/worker_calls.hpp"
 #include "devices/calls.hpp"
+#include "observability/trace_hooks.hpp"
 
 #include <chrono>
 #include <thread>
@@ -112,6 +113,7 @@ std::size_t function_core::known_signatures() const {
 }
 
 flat_tree function_core::call(const flat_tree& inputs) const {
+  auto traced = observability::colocated_span(target_.name, "colocated call");
   spec_tree in_specs(inputs.def, specs_of(inputs.leaves));
   auto devices = check_call(in_specs, inputs);
   auto entry = entry_for(in_specs);

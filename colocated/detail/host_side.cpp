@@ -2,10 +2,12 @@
 
 #include "colocated/detail/object_store.hpp"
 #include "colocated/detail/registry.hpp"
+#include "observability/trace_hooks.hpp"
 
 namespace am::detail {
 
 flat_tree run_on_host(const call_target& target, const flat_tree& inputs, const std::vector<device>& devices) {
+  auto traced = observability::colocated_span(target.name, "colocated body");
   if (!target.object)
     return find_function(target.name)->body(inputs);
   auto method = find_method(target.object->class_name, target.name);

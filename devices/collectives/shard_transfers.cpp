@@ -6,6 +6,7 @@
 #include "devices/collectives/communicator.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_wire.hpp"
+#include "observability/trace_hooks.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -144,6 +145,7 @@ constexpr std::uint64_t max_error_bytes = 1u << 20;
 void shard_transfers::send(const device& from, shard_future value, int to, std::uint32_t tag) {
   auto& l = impl_->lane_for(impl_->rt.process_index(), to);
   l.post([from, value, to, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
+    auto traced = observability::transfer_span("send shard", to);
     try {
       if (failure)
         std::rethrow_exception(failure);
@@ -164,6 +166,8 @@ void shard_transfers::send(const device& from, shard_future value, int to, std::
 void shard_transfers::send_bytes(std::shared_ptr<const std::vector<std::byte>> bytes, int to, std::uint32_t tag) {
   auto& l = impl_->lane_for(impl_->rt.process_index(), to);
   l.post([bytes, to, tag](communicator* comm, int peer, const std::exception_ptr& failure) {
+    auto traced = observability::transfer_span("send bytes", to);
+    traced.arg("bytes", static_cast<std::int64_t>(bytes->size()));
     try {
       if (failure)
         std::rethrow_exception(failure);
@@ -181,6 +185,8 @@ void shard_transfers::post_receive(int from, std::size_t size, std::uint32_t tag
   auto& l = impl_->lane_for(from, impl_->rt.process_index());
   l.post([from, size, tag, take = std::move(take), fail = std::move(fail)](communicator* comm, int peer,
                                                                         const std::exception_ptr& failure) {
+    auto traced = observability::transfer_span("receive", from);
+    traced.arg("bytes", static_cast<std::int64_t>(size));
     std::vector<std::byte> bytes;
     try {
       if (failure)

@@ -2,6 +2,7 @@
 
 #include "actors/detail/log.hpp"
 #include "actors/lane.hpp"
+#include "observability/trace_hooks.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
@@ -88,6 +89,7 @@ void execute(device_state& st, device_work& work) {
     return;
   }
   try {
+    auto traced = observability::device_work_span(st.dev, work);
     std::visit(
       [&](auto& call) {
         using T = std::decay_t<decltype(call)>;
@@ -142,12 +144,14 @@ void accept(device_actor* self, device_call& call) {
   auto header = call.header;
   self->state.admission.offer(header, std::move(call.work), [self, caller = header.caller](device_work& work) {
     auto& st = self->state;
+    observability::trace_lane(st.dev, "admit", caller);
     auto it = st.stalled.find(caller);
     if (it == st.stalled.end() && first_pending_input(work) == nullptr) {
       execute(st, work);
       return;
     }
     auto& queue = it != st.stalled.end() ? it->second : st.stalled[caller];
+    observability::trace_lane(st.dev, "stall", caller);
     queue.push_back(std::move(work));
     if (queue.size() == 1)
       drain(self, caller);
@@ -178,7 +182,10 @@ caf::behavior device_behavior(device_actor* self, device dev,
         accept(self, call);
       calls.clear();
     },
-    [self](resume_atom, caller_id caller) { drain(self, caller); },
+    [self](resume_atom, caller_id caller) {
+      observability::trace_lane(self->state.dev, "resume", caller);
+      drain(self, caller);
+    },
     [self](completed_atom, std::uint64_t token) { self->state.executor->complete(token); },
   };
 }

@@ -9,6 +9,7 @@
 #include "devices/remote/call_server.hpp"
 #include "devices/remote/controller_link.hpp"
 #include "devices/remote/remote_messages.hpp"
+#include "observability/trace_session.hpp"
 
 #if AM_HAVE_CUDA
 #include "devices/cuda/cuda_device.hpp"
@@ -129,6 +130,7 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   log_level level = log_level::warning;
   parse_log_level(options_.log_level, level);
   set_log_level(level);
+  observability::runtime_trace_open(options_.trace, options_.process_id, options_.num_processes);
   gpus_ = discover_gpus(options_.use_gpus);
   auto join = make_join_settings(options_, gpus_);
   configure_caf(caf_config_, options_, join);
@@ -141,6 +143,7 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   }
   // Join first: the directory gives every device its global id (by process, then local order).
   membership_ = join_cluster(*system_, join);
+  observability::runtime_trace_joined(*membership_.client);
   if (join.networked) {
     // A listen address given for this process is its data-plane address too, unless it is a
     // wildcard: peers must be told an address they can reach, not "any".
@@ -286,6 +289,7 @@ void runtime_impl::stop() {
   membership_.supervisor = nullptr;
   system_.reset(); // joins every actor: each finishes at most the call it is running
   membership_.client->close("The actormesh runtime has stopped");
+  observability::runtime_trace_stop(); // written once every actor has ended
   stopped_ = true;
   log(log_level::info, "runtime stopped");
 }

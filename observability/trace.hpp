@@ -1,0 +1,49 @@
+/// Traces (issue 12 item 1): what the runtime did, as Chrome's trace event JSON that Perfetto and
+/// chrome://tracing open. A trace is recorded when
+///   - the environment says AM_TRACE=path (or the flag --am-trace path, or options::trace in code):
+///     the runtime records from its start and writes the file when it stops (a process of a
+///     cluster of N > 1 processes writes path.rank<i>; `actormesh launch` merges them into path);
+///   - or code calls am::start_trace(path) ... am::stop_trace().
+/// Every process records device programs (name, shard shapes), lane messages (send, admit, stall,
+/// resume), shard transfers, collectives and barriers, colocated calls, host tasks and the user's
+/// trace_scope spans, one track per device, per thread and per communicator. doc/observability.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace am {
+
+/// Records a span named `name` on the calling thread's track, from construction to destruction,
+/// while a trace is recorded (nothing otherwise: one relaxed load). Scopes on one thread nest.
+class trace_scope {
+public:
+  /// Starts the span.
+  explicit trace_scope(std::string_view name) noexcept;
+  /// Ends and records the span.
+  ~trace_scope();
+  trace_scope(const trace_scope&) = delete;
+  trace_scope& operator=(const trace_scope&) = delete;
+
+private:
+  std::int64_t start_ns_ = 0;
+  std::uint64_t session_ = 0;
+  std::uint32_t name_ = 0;
+  std::uint32_t track_ = 0;
+  bool active_ = false;
+};
+
+/// True while a trace is being recorded in this process.
+bool trace_enabled() noexcept;
+
+/// Starts recording a trace to be written to `path` by stop_trace() (or, if never called, at the
+/// normal exit of the process). Throws am::value_error when `path` cannot be written (naming it
+/// and why), or when a trace is already being recorded.
+void start_trace(const std::string& path);
+
+/// Stops recording and writes the trace started by start_trace(); returns the file written ("" when
+/// no trace was started by start_trace). Throws am::runtime_error when the file cannot be written.
+std::string stop_trace();
+
+} // namespace am

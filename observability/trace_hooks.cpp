@@ -1,0 +1,192 @@
+#include "observability/trace_hooks.hpp"
+
+#include "actors/device_info.hpp"
+#include "actors/lane.hpp"
+#include "actors/program.hpp"
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace am::observability {
+
+namespace {
+
+/// Names a device's track once per thread.
+std::uint32_t device_track(const device& d) noexcept {
+  const std::uint32_t id = track::device_base + static_cast<std::uint32_t>(d.id);
+  try {
+    thread_local std::uint32_t named = 0;
+    if (named != id + 1) {
+      name_track(id, "device " + to_string(d));
+      named = id + 1;
+    }
+  } catch (...) {
+  }
+  return id;
+}
+
+std::string type_text(const value_type& t) {
+  return std::string(name(t.dtype)) + shape_to_string(t.shape);
+}
+
+/// A program's interned name and its "in: float32[4,4] float32[4] -> out: float32[4,4]" detail, built
+/// once per program, thread and session (the program is held while it is known here, so that its
+/// address is not reused meanwhile).
+std::pair<std::uint32_t, std::uint32_t> program_texts(const std::shared_ptr<const program>& p) noexcept {
+  struct known {
+    std::shared_ptr<const program> held;
+    std::uint32_t name;
+    std::uint32_t text;
+  };
+  try {
+    thread_local std::unordered_map<const program*, known> memo;
+    thread_local std::uint64_t memo_session = 0;
+    const auto session = trace_session();
+    if (memo_session != session || memo.size() > 4096) {
+      memo.clear();
+      memo_session = session;
+    }
+    if (auto it = memo.find(p.get()); it != memo.end())
+      return {it->second.name, it->second.text};
+    std::string text = "in:";
+    for (auto& t : p->input_types())
+      text += " " + type_text(t);
+    text += " -> out:";
+    for (auto& t : p->output_types())
+      text += " " + type_text(t);
+    known k{p, p->name.empty() ? 0 : intern(p->name), intern(text)};
+    memo.emplace(p.get(), k);
+    return {k.name, k.text};
+  } catch (...) {
+    return {0, 0};
+  }
+}
+
+} // namespace
+
+trace_span::trace_span(std::uint32_t track, const char* category, const char* name) noexcept {
+  if (!tracing())
+    return;
+  active_ = true;
+  e_.track = track;
+  e_.category = category;
+  e_.name = name;
+  e_.start_ns = trace_clock_ns();
+}
+
+trace_span::~trace_span() {
+  if (!active_)
+    return;
+  e_.dur_ns = trace_clock_ns() - e_.start_ns;
+  record(e_);
+}
+
+void trace_span::arg(const char* key, std::int64_t value) noexcept {
+  if (!active_)
+    return;
+  if (e_.a_key == nullptr) {
+    e_.a_key = key;
+    e_.a = value;
+  } else if (e_.b_key == nullptr) {
+    e_.b_key = key;
+    e_.b = value;
+  } else {
+    e_.c_key = key;
+    e_.c = value;
+  }
+}
+
+trace_span program_span(const device& d, const std::shared_ptr<const program>& p) noexcept {
+  trace_span s(device_track(d), "device", "program");
+  if (s.active() && p) {
+    auto [name, text] = program_texts(p);
+    s.event().name_id = name;
+    s.event().text = text;
+  }
+  return s;
+}
+
+trace_span upload_span(const device& d, const value_type& type) noexcept {
+  trace_span s(device_track(d), "device", "upload");
+  if (s.active()) {
+    try {
+      s.event().text = intern(type_text(type));
+    } catch (...) {
+    }
+  }
+  return s;
+}
+
+trace_span fetch_span(const device& d) noexcept {
+  return trace_span(device_track(d), "device", "fetch");
+}
+
+namespace trace_detail {
+
+void record_lane(const device& d, const char* what, std::uint64_t caller) noexcept {
+  trace_event e;
+  e.start_ns = trace_clock_ns();
+  e.track = device_track(d);
+  e.category = "lane";
+  e.name = what;
+  e.a_key = "caller";
+  e.a = static_cast<std::int64_t>(caller);
+  record(e);
+}
+
+void record_send(const device& d) noexcept {
+  thread_local bool named = false;
+  if (!named) {
+    named = true;
+    try {
+      name_this_thread("caller " + std::to_string(this_caller()));
+    } catch (...) {
+    }
+  }
+  trace_event e;
+  e.start_ns = trace_clock_ns();
+  e.track = this_thread_track();
+  e.category = "lane";
+  e.name = "send";
+  e.a_key = "device";
+  e.a = d.id;
+  record(e);
+}
+
+} // namespace trace_detail
+
+trace_span host_task_span(std::uint64_t caller) noexcept {
+  if (!tracing())
+    return {};
+  try {
+    name_this_thread("host lane (caller " + std::to_string(caller) + ")");
+  } catch (...) {
+  }
+  trace_span s(this_thread_track(), "host", "host task");
+  s.arg("caller", static_cast<std::int64_t>(caller));
+  return s;
+}
+
+trace_span colocated_span(std::string_view function, const char* where) noexcept {
+  if (!tracing())
+    return {};
+  trace_span s(this_thread_track(), "colocated", where);
+  if (s.active())
+    s.event().text = intern(function);
+  return s;
+}
+
+trace_span transfer_span(const char* what, int peer) noexcept {
+  if (!tracing())
+    return {};
+  try {
+    name_this_thread("shard transfers");
+  } catch (...) {
+  }
+  trace_span s(this_thread_track(), "transfer", what);
+  s.arg("peer", peer);
+  return s;
+}
+
+} // namespace am::observability

@@ -1,0 +1,153 @@
+#include "observability/trace_session.hpp"
+
+#include "observability/trace_buffer.hpp"
+#include "observability/trace_clock.hpp"
+#include "observability/trace_writer.hpp"
+
+#include "actors/cluster/cluster_services.hpp"
+#include "actors/detail/log.hpp"
+#include "actors/errors.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+
+namespace am::observability {
+
+namespace {
+
+enum class owner { none, runtime, code };
+
+struct session_state {
+  std::mutex mutex;
+  owner by = owner::none;
+  std::string path; ///< the file to write
+  trace_process_info info;
+  bool exit_hook = false;
+};
+
+session_state& state() {
+  static session_state* s = new session_state; // never destroyed: written from an exit handler
+  return *s;
+}
+
+/// Writes the open session and closes it; "" or why the write failed. Under the state's mutex.
+std::string write_and_close(session_state& s) {
+  stop_recording();
+  auto text = trace_json(collect(), s.info);
+  s.by = owner::none;
+  auto why = write_text_file(s.path, text);
+  if (why.empty())
+    detail::log(detail::log_level::info, "trace written to {}", s.path);
+  return why;
+}
+
+void write_at_exit() {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.by == owner::none)
+    return;
+  auto why = write_and_close(s);
+  if (!why.empty())
+    detail::log(detail::log_level::error, "the trace could not be written to '{}': {}", s.path, why);
+}
+
+/// Opens a session; under the state's mutex.
+void open(session_state& s, owner by, const std::string& file, const char* what) {
+  check_trace_path(file, what);
+  s.path = file;
+  s.by = by;
+  s.info = {};
+  s.info.origin_ns = trace_clock_ns();
+  s.info.clock_note = "one process";
+  if (!s.exit_hook) {
+    std::atexit(write_at_exit);
+    s.exit_hook = true;
+  }
+  start_recording(trace_max_events());
+}
+
+} // namespace
+
+std::uint64_t trace_max_events() {
+  constexpr std::uint64_t fallback = 1u << 20;
+  const char* text = std::getenv("AM_TRACE_MAX_EVENTS");
+  if (text == nullptr || *text == '\0')
+    return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (*end != '\0' || text[0] < '0' || text[0] > '9' || errno == ERANGE || v == 0 || v > (1ull << 32)) {
+    detail::log(detail::log_level::warning,
+                "AM_TRACE_MAX_EVENTS='{}' is not a count from 1 to 2^32: keeping the default {}", text, fallback);
+    return fallback;
+  }
+  return v;
+}
+
+std::string trace_file_of(const std::string& path, int process, int processes) {
+  return processes > 1 ? path + ".rank" + std::to_string(process) : path;
+}
+
+void runtime_trace_open(const std::string& path, int process, int processes) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.by == owner::none) {
+    if (path.empty())
+      return;
+    open(s, owner::runtime, trace_file_of(path, process, processes), "trace (AM_TRACE, --am-trace)");
+  }
+  s.info.process = process;
+  s.info.processes = processes;
+}
+
+void runtime_trace_joined(detail::cluster_services& cluster) {
+  auto& s = state();
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (s.by == owner::none || cluster.process_count() <= 1)
+    return;
+  auto info = s.info;
+  lock.unlock(); // the exchange waits on other processes
+  measure_trace_clock(cluster, info.origin_ns, info);
+  lock.lock();
+  s.info.origin_ns = info.origin_ns;
+  s.info.offset_ns = info.offset_ns;
+  s.info.rtt_ns = info.rtt_ns;
+  s.info.clock_note = info.clock_note;
+}
+
+void runtime_trace_stop() noexcept {
+  try {
+    auto& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.by != owner::runtime)
+      return;
+    auto why = write_and_close(s);
+    if (!why.empty())
+      detail::log(detail::log_level::error, "the trace could not be written to '{}': {}", s.path, why);
+  } catch (const std::exception& e) {
+    detail::log(detail::log_level::error, "the trace could not be written: {}", e.what());
+  }
+}
+
+void code_trace_start(const std::string& path) {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.by != owner::none)
+    throw value_error("start_trace: a trace is already being recorded (to '" + s.path + "')");
+  open(s, owner::code, path, "start_trace");
+}
+
+std::string code_trace_stop() {
+  auto& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.by != owner::code)
+    return "";
+  auto why = write_and_close(s);
+  if (!why.empty())
+    throw runtime_error("stop_trace: cannot write the trace to '" + s.path + "': " + why);
+  return s.path;
+}
+
+} // namespace am::observability

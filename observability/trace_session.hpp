@@ -1,0 +1,42 @@
+/// A trace session: where the trace goes, who started it (the runtime from its trace option, or
+/// am::start_trace), and writing it. The runtime calls runtime_trace_start once its cluster is
+/// joined and runtime_trace_stop once its actors are joined; a session still open at the normal
+/// exit of the process is written then. Internal.
+#pragma once
+
+#include <string>
+
+namespace am::detail {
+class cluster_services;
+}
+
+namespace am::observability {
+
+/// The most events one session keeps (AM_TRACE_MAX_EVENTS, default 1M; about 80 bytes each); the
+/// rest are counted as dropped in the file.
+std::uint64_t trace_max_events();
+
+/// The file a process writes: `path` alone, or `path.rank<process>` in a cluster of processes > 1.
+std::string trace_file_of(const std::string& path, int process, int processes);
+
+/// Starts recording for the runtime when `path` (its trace option) is set and no session is open,
+/// into trace_file_of(path, process, processes); am::value_error naming the file and why when it
+/// cannot be written. With a session open already (am::start_trace) only names the process.
+void runtime_trace_open(const std::string& path, int process, int processes);
+
+/// Once the cluster is joined: measures the open session's clock offset to process 0 (a cluster of
+/// more than one process only; process 0 answers the others). Nothing when no session is open.
+void runtime_trace_joined(detail::cluster_services& cluster);
+
+/// Writes and closes the session the runtime started (others stay open). Never throws: a failed
+/// write is logged as an error naming the file and why.
+void runtime_trace_stop() noexcept;
+
+/// Opens a session for `path`, started by code (am::start_trace). Throws like runtime_trace_start.
+void code_trace_start(const std::string& path);
+
+/// Writes and closes the session code started; returns the file ("" when none was open). Throws
+/// am::runtime_error when the file cannot be written.
+std::string code_trace_stop();
+
+} // namespace am::observability

@@ -1,0 +1,57 @@
+// A program the trace tests run (alone, or as every process of `actormesh launch`) with AM_TRACE:
+// N jitted calls over an array sharded on this process's devices, then, in a cluster, one barrier
+// and one all-gather on a communicator; prints what it did so the test can match the trace to it.
+//
+//   trace_probe CALLS   prints "devices D", "calls N", then "barrier" and "all_gather B" in a cluster
+#include "actormesh.hpp"
+#include "support/probe_output.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using am::testing::say;
+
+int run(int argc, char** argv) {
+  if (argc < 2)
+    throw am::value_error("usage: trace_probe CALLS");
+  const int calls = std::atoi(argv[1]);
+  am::runtime rt(argc, argv);
+  auto local = am::local_devices();
+  const auto d = static_cast<std::int64_t>(local.size());
+  am::mesh m({d}, local, {"x"});
+  auto x = am::device_put(am::host_array::zeros({d * 4, 4}, am::dtype::float32), am::make_named_sharding(m, am::P("x")));
+  x.block_until_ready();
+  auto f = am::jit([](const am::array& a) { return am::sin(a) * 2.0f + a; }, "traced_f");
+  {
+    am::trace_scope scope("jitted calls");
+    for (int i = 0; i < calls; ++i)
+      x = f(x);
+    x.block_until_ready();
+  }
+  say("devices " + std::to_string(d));
+  say("calls " + std::to_string(calls));
+  if (am::process_count() > 1) {
+    am::distributed::wait_at_barrier("traced barrier");
+    say("barrier");
+    auto comm = am::make_communicator("trace probe");
+    std::vector<float> in(16, 1.0f), out(16 * static_cast<std::size_t>(comm->size()));
+    comm->all_gather(in.data(), out.data(), in.size(), am::dtype::float32);
+    say("all_gather " + std::to_string(in.size() * sizeof(float)));
+  }
+  say("done");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    am::testing::report(e);
+    return 1;
+  }
+}

@@ -1,0 +1,139 @@
+// Reading a trace file in tests: parse it (multihost's small JSON reader), check it is what Perfetto
+// and chrome://tracing accept (the trace event format, well nested per track) and count its events.
+#pragma once
+
+#include "multihost/detail/json.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace am::testing {
+
+/// One event of a trace as read back.
+struct read_event {
+  std::string name, cat, ph;
+  double ts = 0, dur = 0;
+  std::int64_t pid = 0, tid = 0;
+  am::detail::json args;
+};
+
+/// A trace as read back: its events (metadata apart), track names and otherData.
+struct read_trace {
+  std::vector<read_event> events;                           ///< X and i events
+  std::map<std::pair<std::int64_t, std::int64_t>, std::string> track_names; ///< (pid, tid) -> name
+  std::map<std::int64_t, std::string> process_names;
+  am::detail::json other;                                   ///< otherData, or several merged
+  std::string nesting_error;                                ///< "" when every track is well nested
+
+  /// Events whose category is `cat` and (unless empty) name `name`, optionally of process `pid`.
+  std::size_t count(const std::string& cat, const std::string& name = "", std::int64_t pid = -1) const {
+    return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [&](const read_event& e) {
+      return e.cat == cat && (name.empty() || e.name == name) && (pid < 0 || e.pid == pid);
+    }));
+  }
+  /// The tracks (pid, tid) that events of category `cat` sit on.
+  std::set<std::pair<std::int64_t, std::int64_t>> tracks_of(const std::string& cat) const {
+    std::set<std::pair<std::int64_t, std::int64_t>> out;
+    for (auto& e : events)
+      if (e.cat == cat)
+        out.insert({e.pid, e.tid});
+    return out;
+  }
+};
+
+inline double number_of(const am::detail::json& j, const char* what) {
+  if (auto* i = std::get_if<std::int64_t>(&j.value))
+    return static_cast<double>(*i);
+  if (auto* d = std::get_if<double>(&j.value))
+    return *d;
+  throw std::runtime_error(std::string(what) + " is not a number");
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    throw std::runtime_error("cannot open " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// "" when the X events of every track nest (sorted by start, each ends no later than the one it
+/// starts in), else the first pair that overlaps.
+inline std::string check_nesting(const std::vector<read_event>& events) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<const read_event*>> by_track;
+  for (auto& e : events)
+    if (e.ph == "X")
+      by_track[{e.pid, e.tid}].push_back(&e);
+  constexpr double eps = 0.0005; // a thousandth of a microsecond is the file's resolution
+  for (auto& [track, list] : by_track) {
+    std::stable_sort(list.begin(), list.end(), [](auto* a, auto* b) {
+      return a->ts != b->ts ? a->ts < b->ts : a->dur > b->dur;
+    });
+    std::vector<const read_event*> open;
+    for (auto* e : list) {
+      while (!open.empty() && open.back()->ts + open.back()->dur <= e->ts + eps)
+        open.pop_back();
+      if (!open.empty() && e->ts + e->dur > open.back()->ts + open.back()->dur + eps)
+        return "pid " + std::to_string(track.first) + " tid " + std::to_string(track.second) + ": '" + e->name
+               + "' at " + std::to_string(e->ts) + " overlaps '" + open.back()->name + "' at "
+               + std::to_string(open.back()->ts);
+      open.push_back(e);
+    }
+  }
+  return "";
+}
+
+/// Parses and checks a trace file; throws std::runtime_error / am::value_error on a malformed one.
+inline read_trace read_trace_file(const std::string& path) {
+  using am::detail::json;
+  const json root = json::parse(read_text(path));
+  const auto& top = root.as_object("trace");
+  if (top.at("displayTimeUnit").as_string("displayTimeUnit") != "ns")
+    throw std::runtime_error("displayTimeUnit is not ns");
+  read_trace out;
+  if (auto it = top.find("otherData"); it != top.end())
+    out.other = it->second;
+  for (auto& ej : top.at("traceEvents").as_array("traceEvents")) {
+    const auto& o = ej.as_object("event");
+    read_event e;
+    e.name = o.at("name").as_string("name");
+    e.ph = o.at("ph").as_string("ph");
+    e.pid = o.at("pid").as_int("pid");
+    e.tid = o.at("tid").as_int("tid");
+    if (auto a = o.find("args"); a != o.end())
+      e.args = a->second;
+    if (e.ph == "M") {
+      if (e.name == "thread_name")
+        out.track_names[{e.pid, e.tid}] = e.args.at("name").as_string("thread name");
+      else if (e.name == "process_name")
+        out.process_names[e.pid] = e.args.at("name").as_string("process name");
+      continue;
+    }
+    if (e.ph != "X" && e.ph != "i")
+      throw std::runtime_error("unexpected phase " + e.ph);
+    e.cat = o.at("cat").as_string("cat");
+    e.ts = number_of(o.at("ts"), "ts");
+    if (e.ph == "X") {
+      e.dur = number_of(o.at("dur"), "dur");
+      if (e.dur < 0)
+        throw std::runtime_error("negative dur");
+    }
+    out.events.push_back(std::move(e));
+  }
+  for (auto& e : out.events)
+    if (!out.track_names.count({e.pid, e.tid}))
+      throw std::runtime_error("track " + std::to_string(e.tid) + " of process " + std::to_string(e.pid)
+                               + " has no thread_name");
+  out.nesting_error = check_nesting(out.events);
+  return out;
+}
+
+} // namespace am::testing

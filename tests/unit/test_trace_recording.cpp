@@ -1,0 +1,102 @@
+// Traces recorded in code (am::start_trace, am::trace_scope, stop_trace): the file is Chrome's trace
+// event JSON, scopes nest per thread, nothing is recorded or written while off, an unwritable path
+// is refused with a message that names it, and a budget bounds the events kept (the rest counted).
+#include "observability/trace.hpp"
+#include "observability/trace_buffer.hpp"
+
+#include "actors/errors.hpp"
+#include "support/trace_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+using am::testing::read_trace_file;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("am_trace_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+} // namespace
+
+TEST_CASE("trace: scopes recorded in code make a valid, nested trace", "[unit][trace]") {
+  const auto path = temp_path("scopes.json");
+  std::filesystem::remove(path);
+  am::start_trace(path);
+  CHECK(am::trace_enabled());
+  for (int i = 0; i < 10; ++i) {
+    am::trace_scope outer("outer");
+    am::trace_scope inner("inner \"quoted\" \\ name");
+  }
+  CHECK(am::stop_trace() == path);
+  CHECK_FALSE(am::trace_enabled());
+  auto t = read_trace_file(path);
+  CHECK(t.nesting_error.empty());
+  CHECK(t.count("user", "outer") == 10);
+  CHECK(t.count("user", "inner \"quoted\" \\ name") == 10);
+  CHECK(t.process_names.at(0) == "process 0");
+  CHECK(t.other.at("dropped_events").as_int("dropped") == 0);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: off by default, nothing is recorded or written", "[unit][trace]") {
+  CHECK_FALSE(am::trace_enabled());
+  { am::trace_scope ignored("while off"); }
+  CHECK(am::stop_trace().empty()); // no trace was started
+  // The next session holds only what it recorded.
+  const auto path = temp_path("after_off.json");
+  am::start_trace(path);
+  { am::trace_scope one("on"); }
+  am::stop_trace();
+  auto t = read_trace_file(path);
+  CHECK(t.count("user", "while off") == 0);
+  CHECK(t.count("user", "on") == 1);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: an unwritable path is refused with a message naming it", "[unit][trace]") {
+  CHECK_THROWS_WITH(am::start_trace("/nonexistent-folder/trace.json"),
+                    Catch::Contains("cannot write the trace to '/nonexistent-folder/trace.json'")
+                      && Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(am::start_trace(std::filesystem::temp_directory_path().string()),
+                    Catch::Contains("it is a directory"));
+  CHECK_THROWS_AS(am::start_trace(""), am::value_error);
+  CHECK_FALSE(am::trace_enabled());
+  if (::geteuid() != 0) {
+    const auto folder = temp_path("readonly");
+    std::filesystem::create_directory(folder);
+    std::filesystem::permissions(folder, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    CHECK_THROWS_WITH(am::start_trace(folder + "/t.json"), Catch::Contains("is not writable"));
+    std::filesystem::permissions(folder, std::filesystem::perms::owner_all);
+    std::filesystem::remove_all(folder);
+  }
+}
+
+TEST_CASE("trace: a second start while recording is refused", "[unit][trace]") {
+  const auto path = temp_path("twice.json");
+  am::start_trace(path);
+  CHECK_THROWS_WITH(am::start_trace(path), Catch::Contains("already being recorded"));
+  am::stop_trace();
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: the event budget bounds memory and the file counts what was dropped", "[unit][trace]") {
+  const auto path = temp_path("budget.json");
+  ::setenv("AM_TRACE_MAX_EVENTS", "5000", 1);
+  am::start_trace(path);
+  ::unsetenv("AM_TRACE_MAX_EVENTS");
+  for (int i = 0; i < 20000; ++i)
+    am::trace_scope s("many");
+  am::stop_trace();
+  auto t = read_trace_file(path);
+  const auto kept = t.count("user", "many");
+  CHECK(kept >= 4096);
+  CHECK(kept <= 8192); // the budget, rounded up to whole chunks of 4096
+  CHECK(t.other.at("dropped_events").as_int("dropped") == static_cast<std::int64_t>(20000 - kept));
+  std::filesystem::remove(path);
+}
