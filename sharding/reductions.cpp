@@ -40,9 +40,12 @@ std::int64_t count_over(const array& x, const std::vector<std::int64_t>& axes) {
   return n;
 }
 
-void check_not_empty(const array& x, const char* what) {
-  if (x.size() == 0)
-    throw value_error(std::string("zero-size array to reduction operation ") + what + " which has no identity");
+/// max and min have no identity: like jax.numpy, a reduction over an axis of extent 0 is refused
+/// (other axes may be empty: the result is then empty too).
+void check_identity(const array& x, const std::vector<std::int64_t>& axes, const char* what) {
+  for (auto a : detail::normalize_axes(axes, x.ndim()))
+    if (x.shape()[static_cast<std::size_t>(a)] == 0)
+      throw value_error(std::string("zero-size array to reduction operation ") + what + " which has no identity");
 }
 
 } // namespace
@@ -65,14 +68,14 @@ array mean(const array& x, std::vector<std::int64_t> axes) {
 array max(const array& x) { return max(x, all_axes(x)); }
 
 array max(const array& x, std::vector<std::int64_t> axes) {
-  check_not_empty(x, "maximum");
+  check_identity(x, axes, "max");
   return reduce(opcode::reduce_max, x, std::move(axes));
 }
 
 array min(const array& x) { return min(x, all_axes(x)); }
 
 array min(const array& x, std::vector<std::int64_t> axes) {
-  check_not_empty(x, "minimum");
+  check_identity(x, axes, "min");
   return reduce(opcode::reduce_min, x, std::move(axes));
 }
 

@@ -16,13 +16,14 @@ array sum(const array& x, std::vector<std::int64_t> axes);
 array mean(const array& x);
 /// Mean over `axes`.
 array mean(const array& x, std::vector<std::int64_t> axes);
-/// Largest element.
+/// Largest element (NaN if any is NaN). An empty array: am::value_error "zero-size array to
+/// reduction operation max which has no identity", as jax.numpy says.
 array max(const array& x);
-/// Largest element over `axes`.
+/// Largest element over `axes`; refused as above when one of `axes` has extent 0.
 array max(const array& x, std::vector<std::int64_t> axes);
-/// Smallest element.
+/// Smallest element (NaN if any is NaN); refused like max for an empty array ("... operation min ...").
 array min(const array& x);
-/// Smallest element over `axes`.
+/// Smallest element over `axes`; refused when one of `axes` has extent 0.
 array min(const array& x, std::vector<std::int64_t> axes);
 
 } // namespace am

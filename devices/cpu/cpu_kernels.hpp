@@ -31,6 +31,20 @@ using tile_kernel = void (*)(const tile_call& call);
 using dot_kernel = void (*)(const void* a, const void* b, void* c, std::int64_t m, std::int64_t k,
                             std::int64_t n);
 
+/// A reduction of the `n` consecutive elements `x` of one dtype into the one value at `acc` (of
+/// that dtype).
+using reduce_run_kernel = void (*)(const void* x, std::int64_t n, void* acc);
+
+/// A reduction of `rows` rows of `n` consecutive elements each, `stride` elements apart, into
+/// acc[0..n): each acc[j] combined with the rows' element j, row by row in order.
+using reduce_into_kernel = void (*)(const void* x, std::int64_t rows, std::int64_t stride, std::int64_t n,
+                                    void* acc);
+
+/// The row of kernel_table::reduce_run / reduce_into of reduce_sum (0), reduce_max (1), reduce_min (2).
+constexpr int reduce_slot(opcode op) noexcept {
+  return op == opcode::reduce_sum ? 0 : op == opcode::reduce_max ? 1 : 2;
+}
+
 /// The instruction sets kernels are compiled for.
 enum class cpu_isa : std::uint8_t {
   scalar, ///< baseline x86-64 (SSE2), libm for transcendentals
@@ -47,6 +61,10 @@ struct kernel_table {
   tile_kernel convert[dtype_count][dtype_count] = {};
   /// Matrix products by dtype.
   dot_kernel dot[dtype_count] = {};
+  /// Reductions by reduce_slot and dtype (vector units, float32/float64 only; elsewhere the
+  /// reduction stage's own loops run). Sums are pairwise; max/min propagate NaN.
+  reduce_run_kernel reduce_run[3][dtype_count] = {};
+  reduce_into_kernel reduce_into[3][dtype_count] = {};
 };
 
 /// The baseline kernels: every entry is filled.

@@ -22,6 +22,11 @@ struct vec_f32 {
   static type load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, type v) { _mm256_storeu_ps(p, v); }
   static type pow(type x, type y) { return Sleef_powf8_u10avx2(x, y); }
+  static type set1(float e) { return _mm256_set1_ps(e); }
+  static type add(type a, type b) { return _mm256_add_ps(a, b); }
+  // max_ps/min_ps return their second operand when either is NaN or both are equal: acc, unless v is NaN.
+  static type keep_max(type acc, type v) { return _mm256_blendv_ps(_mm256_max_ps(v, acc), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
+  static type keep_min(type acc, type v) { return _mm256_blendv_ps(_mm256_min_ps(v, acc), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
   template <opcode Op>
   static type apply(type x) {
     if constexpr (Op == opcode::sin) return Sleef_sinf8_u35avx2(x);
@@ -40,6 +45,10 @@ struct vec_f64 {
   static type load(const double* p) { return _mm256_loadu_pd(p); }
   static void store(double* p, type v) { _mm256_storeu_pd(p, v); }
   static type pow(type x, type y) { return Sleef_powd4_u10avx2(x, y); }
+  static type set1(double e) { return _mm256_set1_pd(e); }
+  static type add(type a, type b) { return _mm256_add_pd(a, b); }
+  static type keep_max(type acc, type v) { return _mm256_blendv_pd(_mm256_max_pd(v, acc), v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
+  static type keep_min(type acc, type v) { return _mm256_blendv_pd(_mm256_min_pd(v, acc), v, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
   template <opcode Op>
   static type apply(type x) {
     if constexpr (Op == opcode::sin) return Sleef_sind4_u35avx2(x);
@@ -53,6 +62,7 @@ struct vec_f64 {
 
 #define AM_KERNELS_VECTOR 1
 #include "devices/cpu/cpu_kernels_impl.inc"
+#include "devices/cpu/cpu_reduce_kernels.inc"
 #include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace

@@ -23,6 +23,11 @@ struct vec_f32 {
   static type load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, type v) { _mm512_storeu_ps(p, v); }
   static type pow(type x, type y) { return Sleef_powf16_u10avx512f(x, y); }
+  static type set1(float e) { return _mm512_set1_ps(e); }
+  static type add(type a, type b) { return _mm512_add_ps(a, b); }
+  // max_ps/min_ps return their second operand when either is NaN or both are equal: acc, unless v is NaN.
+  static type keep_max(type acc, type v) { return _mm512_mask_mov_ps(_mm512_max_ps(v, acc), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v); }
+  static type keep_min(type acc, type v) { return _mm512_mask_mov_ps(_mm512_min_ps(v, acc), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v); }
   template <opcode Op>
   static type apply(type x) {
     if constexpr (Op == opcode::sin) return Sleef_sinf16_u35avx512f(x);
@@ -41,6 +46,10 @@ struct vec_f64 {
   static type load(const double* p) { return _mm512_loadu_pd(p); }
   static void store(double* p, type v) { _mm512_storeu_pd(p, v); }
   static type pow(type x, type y) { return Sleef_powd8_u10avx512f(x, y); }
+  static type set1(double e) { return _mm512_set1_pd(e); }
+  static type add(type a, type b) { return _mm512_add_pd(a, b); }
+  static type keep_max(type acc, type v) { return _mm512_mask_mov_pd(_mm512_max_pd(v, acc), _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v); }
+  static type keep_min(type acc, type v) { return _mm512_mask_mov_pd(_mm512_min_pd(v, acc), _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v); }
   template <opcode Op>
   static type apply(type x) {
     if constexpr (Op == opcode::sin) return Sleef_sind8_u35avx512f(x);
@@ -54,6 +63,7 @@ struct vec_f64 {
 
 #define AM_KERNELS_VECTOR 1
 #include "devices/cpu/cpu_kernels_impl.inc"
+#include "devices/cpu/cpu_reduce_kernels.inc"
 #include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace

@@ -48,8 +48,18 @@ struct reducer {
 
   static A load(T x) { return static_cast<A>(static_cast<C>(x)); }
 
+  /// The instruction set's kernels for T, when it has them (float32/float64 in the vector units).
+  reduce_run_kernel run_kernel = nullptr;
+  reduce_into_kernel into_kernel = nullptr;
+
   /// Combines the contiguous run x[0..n) into `acc`.
   A run(A acc, const T* x, std::int64_t n) const {
+    if constexpr (std::is_same_v<A, T>) {
+      if (run_kernel) {
+        run_kernel(x, n, &acc);
+        return acc;
+      }
+    }
     if (op == opcode::reduce_sum) {
       constexpr int lanes = 16;
       A part[lanes] = {};
@@ -89,10 +99,22 @@ struct reducer {
       if (grp.reduced) {
         *acc = run(*acc, x, grp.extent);
       } else {
+        if constexpr (std::is_same_v<A, T>) {
+          if (into_kernel) {
+            into_kernel(x, 1, 0, grp.extent, acc);
+            return;
+          }
+        }
         for (std::int64_t j = 0; j < grp.extent; ++j)
           acc[j] = combine(acc[j], load(x[j]));
       }
       return;
+    }
+    if constexpr (std::is_same_v<A, T>) {
+      if (into_kernel && grp.reduced && g + 2 == groups.size()) { // reduced rows into the kept leaf
+        into_kernel(x, grp.extent, grp.in_stride, groups[g + 1].extent, acc);
+        return;
+      }
     }
     for (std::int64_t j = 0; j < grp.extent; ++j)
       walk(groups, g + 1, x + j * grp.in_stride, acc + j * grp.out_stride);
@@ -100,8 +122,11 @@ struct reducer {
 };
 
 template <class T>
-void reduce_typed(opcode op, const buffer& in, buffer& out, const std::vector<std::int64_t>& axes) {
+void reduce_typed(opcode op, const buffer& in, buffer& out, const std::vector<std::int64_t>& axes, cpu_isa isa) {
   reducer<T> r{op};
+  auto& table = kernels(isa);
+  r.run_kernel = table.reduce_run[reduce_slot(op)][static_cast<int>(in.dtype())];
+  r.into_kernel = table.reduce_into[reduce_slot(op)][static_cast<int>(in.dtype())];
   using A = typename reducer<T>::A;
   std::vector<dim_group> groups;
   auto& shape = in.shape();
@@ -136,8 +161,8 @@ void reduce_typed(opcode op, const buffer& in, buffer& out, const std::vector<st
 
 } // namespace
 
-void reduce(opcode op, const buffer& in, buffer& out, const std::vector<std::int64_t>& axes) {
-  detail::visit_dtype(in.dtype(), [&](auto tag) { reduce_typed<typename decltype(tag)::type>(op, in, out, axes); });
+void reduce(opcode op, const buffer& in, buffer& out, const std::vector<std::int64_t>& axes, cpu_isa isa) {
+  detail::visit_dtype(in.dtype(), [&](auto tag) { reduce_typed<typename decltype(tag)::type>(op, in, out, axes, isa); });
 }
 
 void concatenate(const std::vector<const buffer*>& ins, buffer& out, std::int64_t axis) {
