@@ -19,6 +19,7 @@
 #include "devices/options.hpp"
 #include "devices/runtime.hpp"
 #include "observability/trace.hpp"
+#include "observability/runtime_stats.hpp"
 
 // Meshes, shardings, host and global arrays, operations, jit.
 #include "sharding/array.hpp"

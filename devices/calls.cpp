@@ -6,6 +6,7 @@
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/controller_link.hpp"
 #include "observability/trace_hooks.hpp"
+#include "observability/stats_counters.hpp"
 
 #include <caf/send.hpp>
 
@@ -56,6 +57,8 @@ namespace detail {
 void send_in_lane(runtime_impl& rt, const device_endpoint& ep, const std::shared_ptr<device_outbox>& box,
                   device_work work) {
   runtime_impl::call_guard issuing(rt); // stop() waits for this call to be queued or refused
+  if (auto* counters = stats::device(ep.dev.id))
+    counters->queued.fetch_add(1, std::memory_order_relaxed);
   if (box->push(std::move(work))) {
     observability::trace_send(ep.dev); // a take message: the lane's message to the device
     caf::anon_send(ep.actor, device_batch{box});
@@ -122,6 +125,7 @@ struct thread_lanes {
     std::uint64_t key;     ///< the runtime's host_lane_key
     caf::actor_addr lane;  ///< the lane worker
     caf::actor_addr host;  ///< the runtime's host actor
+    std::shared_ptr<stats::lane_counters> counters; ///< the lane's, for am::runtime_stats()
   };
   caller_id caller = 0;
   std::vector<entry> entries;
@@ -133,11 +137,12 @@ struct thread_lanes {
   }
 };
 
-caf::actor host_lane_of_this_thread(runtime_impl& rt) {
+/// This thread's lane worker on the host actor of `rt` and its counters.
+std::pair<caf::actor, stats::lane_counters*> host_lane_of_this_thread(runtime_impl& rt) {
   thread_local thread_lanes mine;
   for (auto& e : mine.entries)
     if (e.key == rt.host_lane_key())
-      return caf::actor_cast<caf::actor>(e.lane);
+      return {caf::actor_cast<caf::actor>(e.lane), e.counters.get()};
   mine.caller = this_caller();
   auto& lanes = mine.entries;
   promise<caf::actor> asked;
@@ -151,18 +156,20 @@ caf::actor host_lane_of_this_thread(runtime_impl& rt) {
   auto lane = answer.get(std::chrono::seconds(30)); // the host actor answers at once
   if (lanes.size() >= 8) // forget lanes of runtimes that have stopped
     std::erase_if(lanes, [](auto& entry) { return !caf::actor_cast<caf::actor>(entry.lane); });
-  lanes.push_back({rt.host_lane_key(), lane.address(), std::move(host)});
-  return lane;
+  lanes.push_back({rt.host_lane_key(), lane.address(), std::move(host), stats::find_lane(this_caller())});
+  return {lane, lanes.back().counters.get()};
 }
 
 } // namespace
 
 void submit_host_task(std::function<void()> task) {
   auto rt = current_runtime();
-  auto lane = host_lane_of_this_thread(*rt);
+  auto [lane, counters] = host_lane_of_this_thread(*rt);
   runtime_impl::call_guard issuing(*rt);
   if (!lane)
     throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
+  if (counters)
+    counters->queued.fetch_add(1, std::memory_order_relaxed);
   caf::anon_send(lane, host_call{call_header{this_caller(), 0}, std::move(task)});
 }
 

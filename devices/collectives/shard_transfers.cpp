@@ -7,6 +7,7 @@
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_wire.hpp"
 #include "observability/trace_hooks.hpp"
+#include "observability/stats_counters.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -126,7 +127,9 @@ struct transfer_header {
 void send_value(communicator& comm, int peer, std::uint32_t tag, const std::vector<std::byte>& bytes) {
   transfer_header h{0, bytes.size()};
   comm.send(&h, sizeof h, dtype::uint8, peer, tag);
+  stats::transfer_in_flight flight(bytes.size(), true);
   comm.send(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+  flight.done();
 }
 
 /// Sends `error` (the value's) after a failed header.
@@ -205,7 +208,9 @@ void shard_transfers::post_receive(int from, std::size_t size, std::uint32_t tag
                            + " bytes where " + std::to_string(size) + " were expected (the processes issued their "
                            "transfers in different orders)");
       bytes.resize(size);
+      stats::transfer_in_flight flight(size, false);
       comm->recv(bytes.data(), bytes.size(), dtype::uint8, peer, tag);
+      flight.done();
     } catch (...) {
       fail(std::current_exception());
       return;

@@ -3,6 +3,7 @@
 #include "actors/detail/log.hpp"
 #include "actors/lane.hpp"
 #include "observability/trace_hooks.hpp"
+#include "observability/stats_counters.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
@@ -67,12 +68,15 @@ struct device_state {
   std::unordered_map<caller_id, std::deque<device_work>> stalled;
   /// The calls taken from an outbox, being handled (kept to reuse its storage).
   std::deque<device_call> batch;
+  stats::device_counters* counters = nullptr; ///< calls run, for am::runtime_stats()
   static inline const char* name = "am.device";
 };
 
 using device_actor = caf::stateful_actor<device_state>;
 
 void execute(device_state& st, device_work& work) {
+  if (st.counters)
+    st.counters->executed.fetch_add(1, std::memory_order_relaxed);
   // After stop() every call not yet started fails at once: a batch of queued calls (a caller's whole
   // outbox, taken in one message) must not keep stop() waiting while it runs to the end.
   if (st.stop->raised()) {
@@ -159,10 +163,13 @@ void accept(device_actor* self, device_call& call) {
 }
 
 caf::behavior device_behavior(device_actor* self, device dev,
-                              std::shared_ptr<std::unique_ptr<device_executor>> executor, stop_signal_ptr stop) {
+                              std::shared_ptr<std::unique_ptr<device_executor>> executor, stop_signal_ptr stop,
+                              std::uint64_t stats_generation) {
+  self->attach_functor([id = dev.id, stats_generation] { stats::device_stopped(id, stats_generation); });
   self->state.dev = dev;
   self->state.stop = std::move(stop);
   self->state.executor = std::move(*executor);
+  self->state.counters = stats::device(dev.id);
   // Device threads are batch work: under SCHED_BATCH a device woken by a new call does not preempt
   // the caller that is still dispatching the rest of an operation's shards (with 8 devices on 2
   // cores, wake-up preemption made the caller's cost per 8-shard operation about 4x higher).
@@ -197,7 +204,8 @@ caf::actor spawn_device_actor(caf::actor_system& system, const device& dev,
   // CAF copies spawn arguments, so the move-only executor travels in a shared holder.
   auto holder = std::make_shared<std::unique_ptr<device_executor>>(std::move(executor));
   log(log_level::debug, "spawning device actor for {}", to_string(dev));
-  return system.spawn<caf::detached>(device_behavior, dev, holder, std::move(stop));
+  auto stats_generation = stats::device_started(dev.id, to_string(dev)); // before any call is queued
+  return system.spawn<caf::detached>(device_behavior, dev, holder, std::move(stop), stats_generation);
 }
 
 } // namespace am::detail
