@@ -4,7 +4,10 @@
 // hand-written loop over both cores with the same math library and against a one-device array;
 // plus the caller-side dispatch cost of a tiny operation on an 8-shard array.
 //
-//   ./build/bench/bench_sharding [--n 8192] [--reps 5]
+// Then (issue 11, item 3) the loop and the jitted complex_computation in turn, --rounds rounds, with
+// and without the compute gate (AM_CPU_COMPUTE_SLOTS), as medians and ranges of the per-round ratio.
+//
+//   ./build/bench/bench_sharding [--n 8192] [--reps 5] [--rounds 9]
 #include "reference_loops.hpp"
 
 #include <actormesh.hpp>
@@ -16,11 +19,14 @@
 #include "sharding/ops.hpp"
 #include "sharding/single_device_sharding.hpp"
 
+#include "devices/cpu/cpu_compute_gate.hpp"
+
 #include "bench_flags.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -35,8 +41,13 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 
 
-/// Median seconds of `reps` runs of `body` after one warm-up run.
+/// Median seconds of `reps` runs of `body` after one warm-up run (reps 0: the one run's seconds).
 double median_seconds(int reps, const std::function<void()>& body) {
+  if (reps == 0) {
+    auto start = clock_type::now();
+    body();
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+  }
   body();
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
@@ -120,6 +131,43 @@ int main(int argc, char** argv) {
   report("jit, one device", median_seconds(reps, [&] { jcc(single).block_until_ready(); }), elems, cc_ref);
   auto cc_one_thread = reference_seconds(reps, host, out, 1, am::bench::complex_computation_loop);
   report("hand-written loop, one core", cc_one_thread, elems, cc_ref);
+
+  // Item 3 of issue 11: the loop and jit in turn, one run each per round (load from other processes
+  // hits both alike), without and with the compute gate (devices/cpu/cpu_compute_gate.hpp).
+  const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 9));
+  const int gate_before = am::detail::cpu_compute_slots();
+  std::vector<double> t_loop, t_jit, t_gate;
+  for (int r = 0; r <= rounds; ++r) { // round 0 warms up
+    auto a = reference_seconds(0, host, out, static_cast<int>(cores), am::bench::complex_computation_loop);
+    am::detail::set_cpu_compute_slots(0);
+    auto b = median_seconds(0, [&] { jcc(sharded).block_until_ready(); });
+    am::detail::set_cpu_compute_slots(static_cast<int>(cores));
+    auto c = median_seconds(0, [&] { jcc(sharded).block_until_ready(); });
+    if (r > 0) {
+      t_loop.push_back(a);
+      t_jit.push_back(b);
+      t_gate.push_back(c);
+    }
+  }
+  am::detail::set_cpu_compute_slots(gate_before);
+  auto stats = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return std::array<double, 3>{v[v.size() / 2], v.front(), v.back()};
+  };
+  auto l = stats(t_loop), j = stats(t_jit), g = stats(t_gate);
+  std::vector<double> ratio_jit, ratio_gate;
+  for (std::size_t k = 0; k < t_loop.size(); ++k) {
+    ratio_jit.push_back(t_loop[k] / t_jit[k]);
+    ratio_gate.push_back(t_loop[k] / t_gate[k]);
+  }
+  auto rj = stats(ratio_jit), rg = stats(ratio_gate);
+  fmt::print("complex_computation, {} interleaved rounds, median (min-max):\n", rounds);
+  fmt::print("  hand-written loop, all cores               {:7.2f} ms ({:.2f}-{:.2f})\n", l[0] * 1e3, l[1] * 1e3,
+             l[2] * 1e3);
+  fmt::print("  jit, 8 shards                              {:7.2f} ms ({:.2f}-{:.2f})  {:.2f}x the loop ({:.2f}-{:.2f})\n",
+             j[0] * 1e3, j[1] * 1e3, j[2] * 1e3, rj[0], rj[1], rj[2]);
+  fmt::print("  jit, 8 shards, compute gate of {} slots     {:7.2f} ms ({:.2f}-{:.2f})  {:.2f}x the loop ({:.2f}-{:.2f})\n",
+             cores, g[0] * 1e3, g[1] * 1e3, g[2] * 1e3, rg[0], rg[1], rg[2]);
 
   // Dispatch: the caller's cost of one tiny operation on an 8-shard array (no waiting per call).
   auto tiny = am::device_put(am::host_array::zeros({8, 8}, am::dtype::float32),

@@ -4,6 +4,7 @@
 #include "actors/errors.hpp"
 #include "devices/cpu/cpu_blas.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
+#include "devices/cpu/cpu_compute_gate.hpp"
 #include "devices/cpu/cpu_stages.hpp"
 
 #if AM_HAVE_CUDA
@@ -177,6 +178,7 @@ std::vector<buffer_ref> run_compiled(const compiled_program& c, const program& p
     values[static_cast<std::size_t>(v)].reset();
   auto* scratch_memory = static_cast<unsigned char*>(scratch.get(c.scratch_bytes));
   for (auto& st : c.stages) {
+    compute_slot turn(st, c, p); // one core per computing device at a time (cpu_compute_gate.hpp)
     if (st.what == cpu_stage::kind::fused)
       run_region(c.regions[static_cast<std::size_t>(st.region)], c, p, values, pool, scratch_memory);
     else
