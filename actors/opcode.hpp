@@ -38,6 +38,9 @@ enum class opcode : std::uint8_t {
   subtract, ///< x - y
   multiply, ///< x * y
   divide,   ///< x / y (integers: truncates; division by zero gives 0)
+  floor_divide, ///< x // y as jnp.floor_divide: integers round toward -inf (x // 0 is -2, 0 // 0 is
+                ///< -1, unsigned x // 0 all ones, as XLA's division gives them); floats round(
+                ///< (x - fmod(x, y)) / y), one less where fmod's sign differs from y's
   maximum,  ///< max(x, y), NaN-propagating for floats
   minimum,  ///< min(x, y), NaN-propagating for floats
   power,    ///< x ** y
@@ -59,7 +62,9 @@ enum class opcode : std::uint8_t {
   reduce_sum, ///< sum over the dims in attrs (sorted); result drops them
   reduce_max, ///< max over the dims in attrs
   reduce_min, ///< min over the dims in attrs
-  dot,        ///< 2-D matrix product [m,k] x [k,n] -> [m,n]
+  dot,        ///< matrix product [m,k] x [k,n] -> [m,n], or batched [B,m,k] x [B,k,n] (or x a shared
+              ///< [k,n]) -> [B,m,n]; attrs empty, or {tx, ty}: 1 where that operand is stored with
+              ///< its last two dims swapped ([..,k,m] / [..,n,k])
 };
 
 /// Number of opcodes, for tables indexed by opcode.

@@ -15,7 +15,7 @@ namespace {
 constexpr std::array<std::string_view, opcode_count> opcode_names = {
   "parameter", "constant", "iota", "random_uniform", "random_normal",
   "convert", "neg", "abs", "sin", "cos", "tanh", "exp", "log", "sqrt", "square",
-  "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+  "add", "subtract", "multiply", "divide", "floor_divide", "maximum", "minimum", "power",
   "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
   "select",
   "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate",
@@ -149,12 +149,26 @@ std::string check_instruction(const instruction& ins, const std::vector<const va
         return "reduction result must drop the reduced dims";
       return {};
     }
-    case opcode::dot:
-      if (in[0]->shape.size() != 2 || in[1]->shape.size() != 2 || in[0]->shape[1] != in[1]->shape[0]
-          || out.shape != shape_t{in[0]->shape[0], in[1]->shape[1]} || in[0]->dtype != out.dtype
+    case opcode::dot: {
+      auto& xs = in[0]->shape;
+      auto& ys = in[1]->shape;
+      const char* wrong = "dot needs [m,k] x [k,n] -> [m,n], or [B,m,k] x [B,k,n] or [k,n] -> [B,m,n], of one dtype";
+      bool flags = ins.attrs.empty()
+                   || (ins.attrs.size() == 2 && (ins.attrs[0] == 0 || ins.attrs[0] == 1)
+                       && (ins.attrs[1] == 0 || ins.attrs[1] == 1));
+      if (!flags || (xs.size() != 2 && xs.size() != 3) || (ys.size() != 2 && ys.size() != 3)
+          || (ys.size() == 3 && (xs.size() != 3 || xs[0] != ys[0])) || in[0]->dtype != out.dtype
           || in[1]->dtype != out.dtype)
-        return "dot needs [m,k] x [k,n] -> [m,n] of one dtype";
+        return wrong;
+      bool tx = !ins.attrs.empty() && ins.attrs[0] == 1, ty = !ins.attrs.empty() && ins.attrs[1] == 1;
+      auto r = xs.size();
+      auto m = tx ? xs[r - 1] : xs[r - 2], k = tx ? xs[r - 2] : xs[r - 1];
+      auto yk = ty ? ys[ys.size() - 1] : ys[ys.size() - 2], n = ty ? ys[ys.size() - 2] : ys[ys.size() - 1];
+      shape_t want = r == 3 ? shape_t{xs[0], m, n} : shape_t{m, n};
+      if (k != yk || out.shape != want)
+        return wrong;
       return {};
+    }
     default: return {};
   }
 }
@@ -373,13 +387,20 @@ std::int32_t program_builder::reduce(opcode op, std::int32_t x, std::vector<std:
   return push(instruction{op, std::move(t), {x}, 0, 0, std::move(axes)});
 }
 
-std::int32_t program_builder::dot(std::int32_t x, std::int32_t y) {
+std::int32_t program_builder::dot(std::int32_t x, std::int32_t y, bool transpose_x, bool transpose_y) {
   auto& a = type_of(x);
   auto& b = type_of(y);
-  if (a.shape.size() != 2 || b.shape.size() != 2)
-    throw value_error("dot needs 2-D operands");
-  value_type t{a.dtype, {a.shape[0], b.shape[1]}};
-  return push(instruction{opcode::dot, std::move(t), {x, y}, 0, 0, {}});
+  if ((a.shape.size() != 2 && a.shape.size() != 3) || (b.shape.size() != 2 && b.shape.size() != 3)
+      || (b.shape.size() == 3 && a.shape.size() != 3))
+    throw value_error("dot needs 2-D operands, or a 3-D x with a 2-D or 3-D y");
+  auto r = a.shape.size();
+  auto m = transpose_x ? a.shape[r - 1] : a.shape[r - 2];
+  auto n = transpose_y ? b.shape[b.shape.size() - 2] : b.shape.back();
+  value_type t{a.dtype, r == 3 ? shape_t{a.shape[0], m, n} : shape_t{m, n}};
+  std::vector<std::int64_t> flags;
+  if (transpose_x || transpose_y)
+    flags = {transpose_x ? 1 : 0, transpose_y ? 1 : 0};
+  return push(instruction{opcode::dot, std::move(t), {x, y}, 0, 0, std::move(flags)});
 }
 
 std::int32_t program_builder::random(opcode op, value_type type, std::uint64_t key,

@@ -103,8 +103,11 @@ public:
   /// reduce_sum / reduce_max / reduce_min of `x` over `axes`.
   std::int32_t reduce(opcode op, std::int32_t x, std::vector<std::int64_t> axes);
 
-  /// The matrix product of 2-D `x` and `y`.
-  std::int32_t dot(std::int32_t x, std::int32_t y);
+  /// The matrix product of `x` and `y`: 2-D [m,k] x [k,n] -> [m,n], or batched: x [B,m,k] with y
+  /// [B,k,n] (one product per batch row) or y [k,n] (shared by every row) -> [B,m,n].
+  /// `transpose_x` / `transpose_y`: that operand is stored with its last two dims swapped
+  /// (x [..,k,m], y [..,n,k]), which the BLAS calls take as a flag instead of a copy.
+  std::int32_t dot(std::int32_t x, std::int32_t y, bool transpose_x = false, bool transpose_y = false);
 
   /// random_uniform / random_normal values for the block of a global array of `global_shape` that
   /// starts at `offsets` and has the shape of `type`. `range`, for float random_uniform only, is

@@ -26,6 +26,7 @@ AM_BINARY_OP(add, opcode::add)
 AM_BINARY_OP(subtract, opcode::subtract)
 AM_BINARY_OP(multiply, opcode::multiply)
 AM_BINARY_OP(divide, opcode::divide)
+AM_BINARY_OP(floor_divide, opcode::floor_divide)
 AM_BINARY_OP(maximum, opcode::maximum)
 AM_BINARY_OP(minimum, opcode::minimum)
 AM_BINARY_OP(power, opcode::power)
@@ -41,6 +42,9 @@ array add(scalar x, const array& y) { return detail::binary(opcode::add, operand
 array subtract(scalar x, const array& y) { return detail::binary(opcode::subtract, operand(x), operand(y)); }
 array multiply(scalar x, const array& y) { return detail::binary(opcode::multiply, operand(x), operand(y)); }
 array divide(scalar x, const array& y) { return detail::binary(opcode::divide, operand(x), operand(y)); }
+array floor_divide(scalar x, const array& y) {
+  return detail::binary(opcode::floor_divide, operand(x), operand(y));
+}
 
 array where(const array& cond, const array& x, const array& y) {
   return detail::select(cond, operand(x), operand(y));

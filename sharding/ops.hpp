@@ -50,6 +50,11 @@ array subtract(const array& x, const array& y);
 array multiply(const array& x, const array& y);
 /// x / y: true division (integers give float64... as numpy: int / int -> float64)
 array divide(const array& x, const array& y);
+/// x // y as jnp.floor_divide (Python's `//` on arrays): integers round toward negative infinity
+/// (x // 0 gives -2, 0 // 0 gives -1 and unsigned x // 0 all ones, as JAX on XLA gives them); floats
+/// floor the quotient with JAX's sign handling (1.0 // 0.1 == 9.0, x // 0.0 is +-inf or NaN).
+/// Dtypes as x + y, bool with bool giving int32 (JAX); the gradient is zero, as in JAX.
+array floor_divide(const array& x, const array& y);
 /// elementwise max, NaN-propagating
 array maximum(const array& x, const array& y);
 /// elementwise min, NaN-propagating
@@ -77,6 +82,8 @@ array subtract(scalar x, const array& y);
 array multiply(const array& x, scalar y);
 array multiply(scalar x, const array& y);
 array divide(const array& x, scalar y);
+array floor_divide(const array& x, scalar y);
+array floor_divide(scalar x, const array& y);
 array divide(scalar x, const array& y);
 array maximum(const array& x, scalar y);
 array minimum(const array& x, scalar y);

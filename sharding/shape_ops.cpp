@@ -79,22 +79,4 @@ array transpose(const array& x, std::vector<std::int64_t> axes) {
   return detail::apply(std::move(n), {x});
 }
 
-array matmul(const array& x, const array& y) {
-  if (x.ndim() != 2 || y.ndim() != 2)
-    throw value_error("matmul: only 2-D operands are supported, got shapes " + shape_to_string(x.shape()) + " and "
-                      + shape_to_string(y.shape()));
-  if (x.shape()[1] != y.shape()[0])
-    throw value_error("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-                      "(n?,k),(k,m?)->(n?,m?) (size " + std::to_string(y.shape()[0]) + " is different from "
-                      + std::to_string(x.shape()[1]) + ")");
-  auto t = dot_dtype(x.dtype(), y.dtype());
-  detail::node n;
-  n.kind = detail::node_kind::dot;
-  n.shape = {x.shape()[0], y.shape()[1]};
-  n.type = t;
-  n.layout = detail::dot_result(x.sharding(), y.sharding());
-  n.layout->check_compatible(n.shape);
-  return detail::apply(std::move(n), {detail::convert(x, t), detail::convert(y, t)});
-}
-
 } // namespace am

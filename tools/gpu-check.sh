@@ -3,7 +3,7 @@
 # prints nvidia-smi and `actormesh info`, then runs the GPU tests, the NVRTC unit tests and
 # bench_gpu and bench_pmap_gpu, each under a timeout (the bundle's pmap_gpu_check.sh is issue 10's
 # GPU check alone, in its 5-minute budget). The image has no CAF/fmt/Catch2 (they come in lib/) and its own
-# NCCL and NVRTC in its Python environment (site-packages/nvidia/*/lib), which go on
+# NCCL, NVRTC and cuBLAS in its Python environment (site-packages/nvidia/*/lib), which go on
 # LD_LIBRARY_PATH after lib/. Test exit codes: 0 passed, 4 skipped (no usable GPU), else failed.
 #
 #   gpu-bundle/gpu-check.sh [--sanitize]      # --sanitize: tests under compute-sanitizer
@@ -33,7 +33,7 @@ done
 export LD_LIBRARY_PATH="$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export AM_LOG=${AM_LOG:-warning}
 echo "== LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-for lib in libnvrtc.so libnccl.so; do
+for lib in libnvrtc.so libnccl.so libcublas.so libcublasLt.so; do
   found=$(for d in "${nvidia_dirs[@]}"; do ls "$d"/$lib* 2>/dev/null; done | head -1)
   echo "   $lib: ${found:-not found}"
 done

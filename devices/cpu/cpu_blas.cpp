@@ -2,7 +2,9 @@
 
 #include <cblas.h>
 
+#include <cstring>
 #include <mutex>
+#include <type_traits>
 
 namespace am::detail {
 
@@ -14,26 +16,91 @@ std::mutex& blas_turn() {
   return m;
 }
 
+constexpr std::int64_t blas_limit = 0x7fffffff; // BLAS takes int dimensions
+
+/// One dot instruction's geometry: `batch` products of x [m,k] and y [k,n] (y shared unless
+/// `y_batched`), each operand maybe stored transposed.
+struct geometry {
+  std::int64_t batch = 1, m = 0, k = 0, n = 0;
+  bool y_batched = false, tx = false, ty = false;
+};
+
+geometry geometry_of(const std::vector<std::int64_t>& xs, const std::vector<std::int64_t>& ys,
+                     const std::vector<std::int64_t>& attrs) {
+  geometry g;
+  g.tx = !attrs.empty() && attrs[0] == 1;
+  g.ty = !attrs.empty() && attrs[1] == 1;
+  auto r = xs.size();
+  g.batch = r == 3 ? xs[0] : 1;
+  g.y_batched = ys.size() == 3;
+  g.m = g.tx ? xs[r - 1] : xs[r - 2];
+  g.k = g.tx ? xs[r - 2] : xs[r - 1];
+  g.n = g.ty ? ys[ys.size() - 2] : ys.back();
+  return g;
+}
+
+/// The products through BLAS, one call per batch row, all in one turn.
+template <class T>
+void gemm_batch(const T* x, const T* y, T* out, const geometry& g) {
+  auto M = static_cast<int>(g.m), K = static_cast<int>(g.k), N = static_cast<int>(g.n);
+  auto ta = g.tx ? CblasTrans : CblasNoTrans, tb = g.ty ? CblasTrans : CblasNoTrans;
+  int lda = g.tx ? M : K, ldb = g.ty ? K : N;
+  std::lock_guard<std::mutex> turn(blas_turn());
+  for (std::int64_t b = 0; b < g.batch; ++b) {
+    const T* xb = x + b * g.m * g.k;
+    const T* yb = y + (g.y_batched ? b * g.k * g.n : 0);
+    T* ob = out + b * g.m * g.n;
+    if constexpr (std::is_same_v<T, float>)
+      cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, xb, lda, yb, ldb, 0.0f, ob, N);
+    else
+      cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, xb, lda, yb, ldb, 0.0, ob, N);
+  }
+}
+
+/// `count` matrices of `rows` x `cols` elements of `size` bytes, each transposed into `dst`.
+void transpose_matrices(const char* src, char* dst, std::int64_t count, std::int64_t rows, std::int64_t cols,
+                        std::size_t size) {
+  for (std::int64_t b = 0; b < count; ++b, src += rows * cols * size, dst += rows * cols * size)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j)
+        std::memcpy(dst + (j * rows + i) * size, src + (i * cols + j) * size, size);
+}
+
 } // namespace
 
-bool blas_dot(dtype t, const void* a, const void* b, void* c, std::int64_t m, std::int64_t k, std::int64_t n) {
-  if (t != dtype::float32 && t != dtype::float64)
-    return false;
-  if (m == 0 || n == 0)
-    return true;
-  // BLAS takes int dimensions; a shard past them keeps the hand-written kernel.
-  constexpr std::int64_t limit = 0x7fffffff;
-  if (m > limit || k > limit || n > limit)
-    return false;
-  auto M = static_cast<int>(m), K = static_cast<int>(k), N = static_cast<int>(n);
-  std::lock_guard<std::mutex> turn(blas_turn());
-  if (t == dtype::float32)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, static_cast<const float*>(a), K,
-                static_cast<const float*>(b), N, 0.0f, static_cast<float*>(c), N);
-  else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0, static_cast<const double*>(a), K,
-                static_cast<const double*>(b), N, 0.0, static_cast<double*>(c), N);
-  return true;
+void run_dot(dtype t, const void* x, const std::vector<std::int64_t>& xs, const void* y,
+             const std::vector<std::int64_t>& ys, void* out, const std::vector<std::int64_t>& attrs,
+             dot_kernel fallback) {
+  auto g = geometry_of(xs, ys, attrs);
+  if (g.batch == 0 || g.m == 0 || g.n == 0)
+    return;
+  if (g.k == 0) { // empty sums (BLAS refuses a leading dimension of 0)
+    std::memset(out, 0, static_cast<std::size_t>(g.batch * g.m * g.n) * size_of(t));
+    return;
+  }
+  bool fits = g.m <= blas_limit && g.k <= blas_limit && g.n <= blas_limit;
+  if (fits && t == dtype::float32)
+    return gemm_batch(static_cast<const float*>(x), static_cast<const float*>(y), static_cast<float*>(out), g);
+  if (fits && t == dtype::float64)
+    return gemm_batch(static_cast<const double*>(x), static_cast<const double*>(y), static_cast<double*>(out), g);
+  auto size = size_of(t);
+  std::vector<char> x_plain, y_plain;
+  auto* xp = static_cast<const char*>(x);
+  auto* yp = static_cast<const char*>(y);
+  if (g.tx) {
+    x_plain.resize(static_cast<std::size_t>(g.batch * g.m * g.k) * size);
+    transpose_matrices(xp, x_plain.data(), g.batch, g.k, g.m, size);
+    xp = x_plain.data();
+  }
+  if (g.ty) {
+    auto count = g.y_batched ? g.batch : 1;
+    y_plain.resize(static_cast<std::size_t>(count * g.k * g.n) * size);
+    transpose_matrices(yp, y_plain.data(), count, g.n, g.k, size);
+    yp = y_plain.data();
+  }
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    fallback(xp + b * g.m * g.k * size, yp + (g.y_batched ? b * g.k * g.n * size : 0),
+             static_cast<char*>(out) + b * g.m * g.n * size, g.m, g.k, g.n);
 }
 
 } // namespace am::detail

@@ -1,18 +1,25 @@
 /// Matrix products of float32 and float64 on CPU devices through a BLAS (OpenBLAS from Debian,
-/// cblas_sgemm / cblas_dgemm), the library speed of issue 11 instead of the hand-written loop.
-/// The calls of all the process's CPU devices take turns, each using every core: 8 devices sharing
-/// 2 cores never run 8 x 2 BLAS threads at once, and one device alone gets all the cores.
+/// cblas_sgemm / cblas_dgemm), the library speed of issue 11 instead of the hand-written loop:
+/// 2-D, batched (one call per batch row) and with transposed operands as the calls' transpose
+/// flags. The calls of all the process's CPU devices take turns, each using every core: 8 devices
+/// sharing 2 cores never run 8 x 2 BLAS threads at once, and one device alone gets all the cores.
 /// doc/architecture.md, "CPU programs". Internal.
 #pragma once
 
 #include "actors/dtype.hpp"
+#include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace am::detail {
 
-/// C (m x n) = A (m x k) x B (k x n), row-major and dense, when `t` is float32 or float64; returns
-/// false (doing nothing) for other dtypes, which keep the hand-written kernel.
-bool blas_dot(dtype t, const void* a, const void* b, void* c, std::int64_t m, std::int64_t k, std::int64_t n);
+/// Runs one dot instruction (actors/opcode.hpp: 2-D or batched, `attrs` the transpose flags) on
+/// dense row-major operands x of shape `xs` and y of shape `ys` into `out`: float32/float64 through
+/// BLAS, one call per batch row in one turn, transposes as flags; other dtypes through `fallback`
+/// (the instruction set's 2-D kernel) per batch row, transposed operands copied first.
+void run_dot(dtype t, const void* x, const std::vector<std::int64_t>& xs, const void* y,
+             const std::vector<std::int64_t>& ys, void* out, const std::vector<std::int64_t>& attrs,
+             dot_kernel fallback);
 
 } // namespace am::detail

@@ -132,10 +132,8 @@ void run_stage(const cpu_stage& st, const compiled_program& c, const program& p,
     case cpu_stage::kind::dot: {
       auto a = value_of(c, p, values, ins.operands[0]);
       auto b = value_of(c, p, values, ins.operands[1]);
-      if (!blas_dot(ins.type.dtype, a->data(), b->data(), out->data(), a->shape()[0], a->shape()[1], b->shape()[1])) {
-        auto kernel = kernels(c.isa).dot[static_cast<int>(ins.type.dtype)];
-        kernel(a->data(), b->data(), out->data(), a->shape()[0], a->shape()[1], b->shape()[1]);
-      }
+      run_dot(ins.type.dtype, a->data(), a->shape(), b->data(), b->shape(), out->data(), ins.attrs,
+              kernels(c.isa).dot[static_cast<int>(ins.type.dtype)]);
       break;
     }
     default: break;

@@ -1,6 +1,7 @@
 #include "devices/cuda/cuda_buffer.hpp"
 
 #include "actors/errors.hpp"
+#include "devices/cuda/cuda_blas.hpp"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/cuda_memory.hpp"
 
@@ -21,6 +22,7 @@ device_stream::~device_stream() {
   scoped_device on(dev_.local_ordinal);
   auto s = static_cast<cudaStream_t>(stream_);
   cudaStreamSynchronize(s);
+  destroy_blas_handle(blas_);
   cudaStreamDestroy(s);
 }
 

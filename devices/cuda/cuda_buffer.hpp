@@ -27,9 +27,14 @@ public:
   /// The cudaStream_t.
   void* handle() const noexcept { return stream_; }
 
+  /// This device's cuBLAS handle (a cublasHandle_t) bound to this stream: created on first use, from
+  /// the executor's thread, and destroyed with the stream (devices/cuda/cuda_blas.cpp).
+  void* blas_handle();
+
 private:
   device dev_;
   void* stream_ = nullptr;
+  void* blas_ = nullptr;
 };
 
 /// A shard in device memory (HBM).

@@ -33,6 +33,7 @@ __device__ __forceinline__ compute_t<D> apply2(compute_t<D> a, compute_t<D> b) {
   else if constexpr (OP == op_code(opcode::subtract)) return amd::op_subtract<D>(a, b);
   else if constexpr (OP == op_code(opcode::multiply)) return amd::op_multiply<D>(a, b);
   else if constexpr (OP == op_code(opcode::divide)) return amd::op_divide<D>(a, b);
+  else if constexpr (OP == op_code(opcode::floor_divide)) return amd::op_floor_divide<D>(a, b);
   else if constexpr (OP == op_code(opcode::maximum)) return amd::op_maximum<D>(a, b);
   else if constexpr (OP == op_code(opcode::minimum)) return amd::op_minimum<D>(a, b);
   else return amd::op_power<D>(a, b);

@@ -1,6 +1,7 @@
 #include "devices/cuda/cuda_ops.hpp"
 
 #include "actors/errors.hpp"
+#include "devices/cuda/cuda_blas.hpp"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/cuda_kernels.hpp"
 
@@ -219,10 +220,8 @@ void run_single(const program& p, const execution_plan& plan, std::int32_t j,
   } else if (ins.op == opcode::reduce_sum || ins.op == opcode::reduce_max || ins.op == opcode::reduce_min) {
     reduce(ins.op, dst, operand(0).data(), t, reduce_of(ins, operand(0).shape()), s);
   } else if (ins.op == opcode::dot) {
-    auto m = ins.type.shape[0], k = operand(0).shape()[1], cols = ins.type.shape[1];
-    if (m > 65535LL * 16)
-      throw value_error("dot on a CUDA device handles up to 1048560 rows, got " + std::to_string(m));
-    dot(dst, operand(0).data(), operand(1).data(), t, m, k, cols, s);
+    run_dot(*stream, t, operand(0).data(), operand(1).data(), dst,
+            dot_shape_of(operand(0).shape(), operand(1).shape(), ins.attrs));
   } else {
     throw value_error("the CUDA executor cannot run " + std::string(opcode_name(ins.op)));
   }

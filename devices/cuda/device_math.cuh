@@ -286,6 +286,33 @@ __device__ __forceinline__ typename dt<D>::C op_divide(typename dt<D>::C a, type
   } else return b == 0 ? (C)0 : (C)(a / b);
 }
 
+/// x // y as jnp.floor_divide (the CPU path's rule: devices/cpu/floor_divide_element.inc). Floats:
+/// mod = fmod; ((b == 0 ? a : a - mod) / b), one less where mod != 0 and sign(mod) != sign(b),
+/// rounded half away from zero; 16-bit floats round after every step, as XLA and the CPU path.
+/// Signed: truncated quotient, one less where the signs differ and the remainder is not 0;
+/// x // 0 is -2, 0 // 0 is -1, the minimum // -1 the minimum. Unsigned: x // 0 is all ones. Bool
+/// (0/1 integers read back as != 0): b ? a : true.
+template <int D>
+__device__ __forceinline__ typename dt<D>::C op_floor_divide(typename dt<D>::C a, typename dt<D>::C b) {
+  typedef typename dt<D>::C C;
+  if constexpr (dt<D>::kind == k_bool) return b ? a : true;
+  else if constexpr (dt<D>::kind == k_float) {
+    C mod;
+    if constexpr (D == 7) mod = fmod(a, b);
+    else mod = dt<D>::fix(fmodf(a, b));
+    C div = dt<D>::fix((b == 0 ? a : dt<D>::fix(a - mod)) / b);
+    C sb = b > 0 ? (C)1 : (b < 0 ? (C)-1 : b), sm = mod > 0 ? (C)1 : (mod < 0 ? (C)-1 : mod);
+    if (mod != 0 && sb != sm) div = dt<D>::fix(div - (C)1);
+    if constexpr (D == 7) return round(div);
+    else return dt<D>::fix(roundf(div));
+  } else if constexpr (dt<D>::kind == k_signed) {
+    if (b == 0) return a == 0 ? (C)-1 : (C)-2;
+    if (b == -1) return wrap<D>(0ull - (u64)a);
+    C q = (C)(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? (C)(q - 1) : q;
+  } else return b == 0 ? (C)~0ull : (C)(a / b);
+}
+
 /// a >= b, or a is NaN ? a : b (the CPU path's expression: NaN in either operand gives NaN, and
 /// equal operands give a).
 template <int D>

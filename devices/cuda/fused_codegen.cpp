@@ -47,6 +47,7 @@ const char* function_of(opcode op) {
     case opcode::subtract: return "op_subtract";
     case opcode::multiply: return "op_multiply";
     case opcode::divide: return "op_divide";
+    case opcode::floor_divide: return "op_floor_divide";
     case opcode::maximum: return "op_maximum";
     case opcode::minimum: return "op_minimum";
     case opcode::power: return "op_power";

@@ -128,6 +128,8 @@ array binary(opcode op, const operand& x, const operand& y) {
   auto compute = common_dtype(ops);
   if (op == opcode::divide)
     compute = true_divide_dtype(compute, array_promotion_rule());
+  if (op == opcode::floor_divide && compute == am::dtype::bool_)
+    compute = am::dtype::int32; // jnp.floor_divide takes bools as int32 (numpy's int8 is not here)
   auto shape = common_shape(ops);
   auto layout = common_layout(ops, shape);
   auto a = prepare(x, compute, shape, layout);

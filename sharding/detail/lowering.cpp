@@ -264,8 +264,8 @@ private:
     return produced(d, stage, s.builder.dot(xi, yi));
   }
 
-  /// One 2-D product per batch row of the block: the rows of x and y (or all of a 2-D y) the block
-  /// needs, each row reshaped to a matrix, multiplied, and the products joined along dim 0.
+  /// One batched dot of the block's rows of x and y (or all of a 2-D y): one BLAS call per row on
+  /// CPU devices, one strided-batched cuBLAS call on CUDA devices.
   value_source lower_batch_dot(const node& n, const device& d, const shard_index& b) {
     auto& x = operand(n, 0);
     auto& y = operand(n, 1);
@@ -278,17 +278,7 @@ private:
     auto& s = state_.slot(stage, d);
     auto xi = state_.local(xs, stage, d);
     auto yi = state_.local(ys, stage, d);
-    auto rows = b[0].stop - b[0].start, m = b[1].stop - b[1].start, cols = b[2].stop - b[2].start;
-    auto row = [&](std::int32_t v, std::int64_t j, std::int64_t r, std::int64_t c) {
-      auto one = rows == 1 ? v : s.builder.slice(v, {j, 0, 0}, {j + 1, r, c});
-      return s.builder.reshape(one, {r, c});
-    };
-    std::vector<std::int32_t> parts;
-    for (std::int64_t j = 0; j < rows; ++j) {
-      auto product = s.builder.dot(row(xi, j, m, k), y_batched ? row(yi, j, k, cols) : yi);
-      parts.push_back(s.builder.reshape(product, {1, m, cols}));
-    }
-    return produced(d, stage, parts.size() == 1 ? parts.front() : s.builder.concatenate(parts, 0));
+    return produced(d, stage, s.builder.dot(xi, yi));
   }
 
   /// The partial reductions of node `index`: one per distinct block of its operand, computed where

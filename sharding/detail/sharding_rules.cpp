@@ -149,23 +149,31 @@ sharding_ptr reshaped(const sharding_ptr& s, std::size_t ndim, std::size_t kept)
   });
 }
 
-sharding_ptr dot_result(const sharding_ptr& x, const sharding_ptr& y) {
+sharding_ptr dot_result(const sharding_ptr& x, const sharding_ptr& y) { return dot_result(x, 2, y, 2); }
+
+sharding_ptr dot_result(const sharding_ptr& x, std::size_t x_rank, const sharding_ptr& y, std::size_t y_rank) {
   auto* nx = dynamic_cast<const named_sharding*>(x.get());
   auto* ny = dynamic_cast<const named_sharding*>(y.get());
   if (nx == nullptr)
     return x->is_fully_replicated() ? x : replicated_like(x);
-  auto rows = entry_at(nx->spec(), 0);
+  std::vector<spec_entry> entries; // x's batch dims and rows, then y's columns
+  for (std::size_t d = 0; d + 1 < x_rank; ++d)
+    entries.push_back(entry_at(nx->spec(), d));
   spec_entry cols;
   if (ny != nullptr && ny->mesh() == nx->mesh()) {
-    cols = entry_at(ny->spec(), 1);
+    cols = entry_at(ny->spec(), y_rank - 1);
+    bool taken = false;
     for (auto& a : cols.axes())
-      for (auto& b : rows.axes())
-        if (a == b)
-          cols = spec_entry{};
+      for (auto& e : entries)
+        for (auto& b : e.axes())
+          taken = taken || a == b;
+    if (taken)
+      cols = spec_entry{};
   }
-  std::vector<std::int64_t> params{reinterpret_cast<std::intptr_t>(y.get())};
+  entries.push_back(cols);
+  std::vector<std::int64_t> params{reinterpret_cast<std::intptr_t>(y.get()), static_cast<std::int64_t>(x_rank),
+                                   static_cast<std::int64_t>(y_rank)};
   return memoized(x, "dot", params, [&]() -> sharding_ptr {
-    std::vector<spec_entry> entries{rows, cols};
     while (!entries.empty() && entries.back().is_none())
       entries.pop_back();
     return make_named_sharding(nx->mesh(), partition_spec(entries));

@@ -33,4 +33,9 @@ sharding_ptr reshaped(const sharding_ptr& s, std::size_t ndim, std::size_t kept)
 /// rows only.
 sharding_ptr dot_result(const sharding_ptr& x, const sharding_ptr& y);
 
+/// The sharding of a batched x @ y with x of rank `x_rank` ([..., m, k]) and y of rank `y_rank`:
+/// x's batch and row partitioning, y's column partitioning when on the same mesh and not using an
+/// axis x's dims use; else x's only.
+sharding_ptr dot_result(const sharding_ptr& x, std::size_t x_rank, const sharding_ptr& y, std::size_t y_rank);
+
 } // namespace am::detail

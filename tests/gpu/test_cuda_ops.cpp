@@ -22,7 +22,7 @@ struct gpu_rig {
 const opcode unary_ops[] = {opcode::neg, opcode::abs,  opcode::sin,  opcode::cos,   opcode::tanh,
                             opcode::exp, opcode::log,  opcode::sqrt, opcode::square};
 const opcode binary_ops[] = {opcode::add,     opcode::subtract, opcode::multiply, opcode::divide,
-                             opcode::maximum, opcode::minimum,  opcode::power};
+                             opcode::floor_divide, opcode::maximum, opcode::minimum, opcode::power};
 const opcode comparisons[] = {opcode::equal,   opcode::not_equal, opcode::less,
                               opcode::less_equal, opcode::greater, opcode::greater_equal};
 

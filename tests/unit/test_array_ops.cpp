@@ -191,7 +191,7 @@ TEST_CASE("reshape, transpose and matmul of sharded arrays", "[array][shape]") {
   CHECK(all_close(values(m), expected));
   CHECK(m.sharding()->to_string() == on_4x2(P("x"))->to_string());
   CHECK(all_close(values(matmul(x, device_put(hy, on_4x2(P("y"))))), expected));
-  CHECK_THROWS_WITH(matmul(x, x), Catch::Contains("mismatch in its core dimension 0"));
+  CHECK_THROWS_WITH(matmul(x, x), "dot_general requires contracting dimensions to have the same shape, got (4,) and (8,).");
 }
 
 TEST_CASE("random values do not depend on the sharding", "[array][random]") {

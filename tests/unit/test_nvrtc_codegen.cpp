@@ -116,8 +116,8 @@ TEST_CASE("every elementwise operation compiles for every dtype", "[nvrtc]") {
     for (auto op : {opcode::neg, opcode::abs, opcode::sin, opcode::cos, opcode::tanh, opcode::exp,
                     opcode::log, opcode::sqrt, opcode::square})
       b.output(b.unary(op, x));
-    for (auto op : {opcode::add, opcode::subtract, opcode::multiply, opcode::divide, opcode::maximum,
-                    opcode::minimum, opcode::power})
+    for (auto op : {opcode::add, opcode::subtract, opcode::multiply, opcode::divide, opcode::floor_divide,
+                    opcode::maximum, opcode::minimum, opcode::power})
       b.output(b.binary(op, x, y));
     b.output(b.binary(opcode::add, b.iota(vt), b.constant(-3.5, vt)));
     compiles(b.build(), 1);

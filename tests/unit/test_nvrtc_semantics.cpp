@@ -92,6 +92,7 @@ std::vector<std::byte> device_rules(opcode op, dtype t, const std::vector<std::b
         case opcode::subtract: r[i] = amd::op_subtract<D>(a, b); break;
         case opcode::multiply: r[i] = amd::op_multiply<D>(a, b); break;
         case opcode::divide: r[i] = amd::op_divide<D>(a, b); break;
+        case opcode::floor_divide: r[i] = amd::op_floor_divide<D>(a, b); break;
         case opcode::maximum: r[i] = amd::op_maximum<D>(a, b); break;
         case opcode::minimum: r[i] = amd::op_minimum<D>(a, b); break;
         case opcode::power: r[i] = amd::op_power<D>(a, b); break;
