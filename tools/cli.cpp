@@ -34,6 +34,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_launch_command(app, out, err, status);
   add_stress_command(app, out, err, status);
   add_inspect_hang_command(app, out);
+  add_trace_command(app, out);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -49,6 +49,10 @@ void add_stress_command(CLI::App& app, std::ostream& out, std::ostream& err, int
 /// recorder dumps in DIR (observability/hang_report.hpp).
 void add_inspect_hang_command(CLI::App& app, std::ostream& out);
 
+/// `actormesh trace summary PATH [--png OUT.png]`: per-track busy time, idle gaps and the longest
+/// stalls of a trace file, and its timeline picture (tools/trace_summary.hpp, tools/trace_png.hpp).
+void add_trace_command(CLI::App& app, std::ostream& out);
+
 /// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a
 /// mesh of a million would print 70-80 MB, which no one reads; larger meshes are refused.
 inline constexpr std::int64_t max_cli_devices = 16384;

@@ -14,6 +14,7 @@ packages=(
   libopenblas-dev          # matrix products of the CPU devices (BLAS)
   libgloo-dev              # collectives across processes on host memory (devices/collectives/)
   libjemalloc-dev          # the allocator of programs using actormesh (see cmake/Jemalloc.cmake)
+  libpng-dev               # `actormesh trace summary --png` (without it, --png refuses)
 )
 
 missing=()
