@@ -5,7 +5,8 @@
 // plus the caller-side dispatch cost of a tiny operation on an 8-shard array.
 //
 // Then (issue 11, item 3) the loop and the jitted complex_computation in turn, --rounds rounds, with
-// and without the compute gate (AM_CPU_COMPUTE_SLOTS), as medians and ranges of the per-round ratio.
+// and without shared tiles (AM_CPU_SHARE_TILES) and with the compute gate (AM_CPU_COMPUTE_SLOTS), as
+// medians and ranges of the per-round ratio.
 //
 //   ./build/bench/bench_sharding [--n 8192] [--reps 5] [--rounds 9]
 #include "reference_loops.hpp"
@@ -20,6 +21,7 @@
 #include "sharding/single_device_sharding.hpp"
 
 #include "devices/cpu/cpu_compute_gate.hpp"
+#include "devices/cpu/cpu_region_runner.hpp"
 
 #include "bench_flags.hpp"
 
@@ -136,38 +138,46 @@ int main(int argc, char** argv) {
   // hits both alike), without and with the compute gate (devices/cpu/cpu_compute_gate.hpp).
   const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 9));
   const int gate_before = am::detail::cpu_compute_slots();
-  std::vector<double> t_loop, t_jit, t_gate;
+  const bool sharing_before = am::detail::region_sharing();
+  std::vector<double> t_loop, t_jit, t_alone, t_gate;
   for (int r = 0; r <= rounds; ++r) { // round 0 warms up
     auto a = reference_seconds(0, host, out, static_cast<int>(cores), am::bench::complex_computation_loop);
     am::detail::set_cpu_compute_slots(0);
+    am::detail::set_region_sharing(true);
     auto b = median_seconds(0, [&] { jcc(sharded).block_until_ready(); });
-    am::detail::set_cpu_compute_slots(static_cast<int>(cores));
+    am::detail::set_region_sharing(false);
     auto c = median_seconds(0, [&] { jcc(sharded).block_until_ready(); });
+    am::detail::set_region_sharing(true);
+    am::detail::set_cpu_compute_slots(static_cast<int>(cores));
+    auto d = median_seconds(0, [&] { jcc(sharded).block_until_ready(); });
     if (r > 0) {
       t_loop.push_back(a);
       t_jit.push_back(b);
-      t_gate.push_back(c);
+      t_alone.push_back(c);
+      t_gate.push_back(d);
     }
   }
   am::detail::set_cpu_compute_slots(gate_before);
+  am::detail::set_region_sharing(sharing_before);
   auto stats = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return std::array<double, 3>{v[v.size() / 2], v.front(), v.back()};
   };
-  auto l = stats(t_loop), j = stats(t_jit), g = stats(t_gate);
-  std::vector<double> ratio_jit, ratio_gate;
-  for (std::size_t k = 0; k < t_loop.size(); ++k) {
-    ratio_jit.push_back(t_loop[k] / t_jit[k]);
-    ratio_gate.push_back(t_loop[k] / t_gate[k]);
-  }
-  auto rj = stats(ratio_jit), rg = stats(ratio_gate);
+  auto l = stats(t_loop);
   fmt::print("complex_computation, {} interleaved rounds, median (min-max):\n", rounds);
-  fmt::print("  hand-written loop, all cores               {:7.2f} ms ({:.2f}-{:.2f})\n", l[0] * 1e3, l[1] * 1e3,
+  fmt::print("  {:<50} {:7.2f} ms ({:.2f}-{:.2f})\n", "hand-written loop, all cores", l[0] * 1e3, l[1] * 1e3,
              l[2] * 1e3);
-  fmt::print("  jit, 8 shards                              {:7.2f} ms ({:.2f}-{:.2f})  {:.2f}x the loop ({:.2f}-{:.2f})\n",
-             j[0] * 1e3, j[1] * 1e3, j[2] * 1e3, rj[0], rj[1], rj[2]);
-  fmt::print("  jit, 8 shards, compute gate of {} slots     {:7.2f} ms ({:.2f}-{:.2f})  {:.2f}x the loop ({:.2f}-{:.2f})\n",
-             cores, g[0] * 1e3, g[1] * 1e3, g[2] * 1e3, rg[0], rg[1], rg[2]);
+  auto line = [&](const std::string& what, const std::vector<double>& t) {
+    std::vector<double> ratio;
+    for (std::size_t k = 0; k < t.size(); ++k)
+      ratio.push_back(t_loop[k] / t[k]);
+    auto v = stats(t), q = stats(ratio);
+    fmt::print("  {:<50} {:7.2f} ms ({:.2f}-{:.2f})  {:.2f}x the loop ({:.2f}-{:.2f})\n", what, v[0] * 1e3,
+               v[1] * 1e3, v[2] * 1e3, q[0], q[1], q[2]);
+  };
+  line("jit, 8 shards (tiles shared, the default)", t_jit);
+  line("jit, 8 shards, tiles not shared (AM_CPU_SHARE_TILES=0)", t_alone);
+  line(fmt::format("jit, 8 shards, compute gate of {} slots", cores), t_gate);
 
   // Dispatch: the caller's cost of one tiny operation on an 8-shard array (no waiting per call).
   auto tiny = am::device_put(am::host_array::zeros({8, 8}, am::dtype::float32),

@@ -5,6 +5,7 @@
 #include "devices/cpu/cpu_blas.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/cpu/cpu_compute_gate.hpp"
+#include "devices/cpu/cpu_region_runner.hpp"
 #include "devices/cpu/cpu_stages.hpp"
 
 #if AM_HAVE_CUDA
@@ -58,50 +59,6 @@ std::vector<buffer_ref> checked_inputs(const program& p, const std::vector<buffe
     out[k] = host_readable(in, pool);
   }
   return out;
-}
-
-/// Runs one fused region over its tiles.
-void run_region(const fused_region& r, const compiled_program& c, const program& p,
-                std::vector<buffer_ref>& values, const std::shared_ptr<buffer_pool>& pool,
-                unsigned char* scratch) {
-  for (auto v : r.outputs) {
-    auto& t = p.code[static_cast<std::size_t>(v)].type;
-    values[static_cast<std::size_t>(v)] = make_cpu_buffer(t.dtype, t.shape, pool);
-  }
-  auto nslots = r.slots.size();
-  std::vector<unsigned char*> base(nslots), ptr(nslots);
-  std::vector<std::int64_t> step_bytes(nslots, 0); // how far a slot moves per element of the tile
-  auto row_bytes = static_cast<std::size_t>(c.tile) * 8;
-  for (std::size_t s = 0; s < nslots; ++s) {
-    auto& slot = r.slots[s];
-    if (slot.where == region_slot::kind::scratch) {
-      base[s] = scratch + static_cast<std::size_t>(slot.index) * row_bytes;
-    } else {
-      base[s] = static_cast<unsigned char*>(values[static_cast<std::size_t>(slot.index)]->data());
-      if (slot.where == region_slot::kind::buffer)
-        step_bytes[s] = slot.elem_size;
-    }
-  }
-  tile_call call;
-  auto run_steps = [&](const std::vector<region_step>& steps) {
-    for (auto& step : steps) {
-      call.dst = ptr[static_cast<std::size_t>(step.dst)];
-      for (int j = 0; j < 3; ++j)
-        call.src[j] = step.src[j] >= 0 ? ptr[static_cast<std::size_t>(step.src[j])] : nullptr;
-      call.params = step.params.get();
-      step.kernel(call);
-    }
-  };
-  for (std::int64_t begin = 0; begin < r.elements; begin += c.tile) {
-    auto n = std::min(c.tile, r.elements - begin);
-    for (std::size_t s = 0; s < nslots; ++s)
-      ptr[s] = base[s] + begin * step_bytes[s];
-    call.begin = begin;
-    call.n = n;
-    if (begin == 0)
-      run_steps(r.prologue); // tiles the same everywhere: computed once, left in their scratch rows
-    run_steps(r.steps);
-  }
 }
 
 /// The buffer of value `v` with instruction `v`'s own shape.
@@ -174,16 +131,16 @@ std::vector<buffer_ref> run_compiled(const compiled_program& c, const program& p
   checked.clear();
   for (auto v : c.inputs_released)
     values[static_cast<std::size_t>(v)].reset();
-  auto* scratch_memory = static_cast<unsigned char*>(scratch.get(c.scratch_bytes));
   for (auto& st : c.stages) {
     compute_slot turn(st, c, p); // one core per computing device at a time (cpu_compute_gate.hpp)
     if (st.what == cpu_stage::kind::fused)
-      run_region(c.regions[static_cast<std::size_t>(st.region)], c, p, values, pool, scratch_memory);
+      run_fused_region(c.regions[static_cast<std::size_t>(st.region)], c, p, values, pool, scratch);
     else
       run_stage(st, c, p, values, pool);
     for (auto v : st.release)
       values[static_cast<std::size_t>(v)].reset();
   }
+  help_fused_regions(scratch); // this thread is done: take tiles of regions others still run
   std::vector<buffer_ref> outputs;
   outputs.reserve(p.outputs.size());
   for (auto o : p.outputs) {
