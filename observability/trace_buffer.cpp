@@ -73,15 +73,26 @@ struct buffer_holder {
 };
 
 thread_local buffer_holder holder;
-thread_local bool holder_gone = false; // set once the holder is destroyed (thread exit)
+
+/// The hot path's view of this thread's buffer: trivially constructed, in the initial-exec TLS
+/// model (one instruction to reach, no lazy-init call), unlike the holder that owns the buffer.
+struct fast_view {
+  thread_buffer* buffer;
+  std::uint64_t session;
+  bool gone; ///< the thread is ending: its holder is destroyed
+};
+thread_local fast_view fast __attribute__((tls_model("initial-exec"))) = {nullptr, 0, false};
 
 struct holder_guard {
-  ~holder_guard() { holder_gone = true; }
+  ~holder_guard() {
+    fast.gone = true;
+    fast.buffer = nullptr;
+  }
 };
 
-/// This thread's buffer, created on first use; null while the thread is ending.
-thread_buffer* local_buffer() noexcept {
-  if (holder_gone)
+/// Creates this thread's buffer, or resets it for a new session; null while the thread is ending.
+thread_buffer* slow_buffer(std::uint64_t session) noexcept {
+  if (fast.gone)
     return nullptr;
   if (!holder.buffer) {
     thread_local holder_guard guard; // destroyed before the holder (constructed after it)
@@ -98,7 +109,6 @@ thread_buffer* local_buffer() noexcept {
     }
   }
   auto* b = holder.buffer.get();
-  const auto session = reg().session.load(std::memory_order_acquire);
   if (b->session.load(std::memory_order_relaxed) != session) {
     // A new session: this thread forgets the last one's events and strings.
     b->count.store(0, std::memory_order_relaxed);
@@ -112,7 +122,17 @@ thread_buffer* local_buffer() noexcept {
     b->string_ids.clear();
     b->session.store(session, std::memory_order_release);
   }
+  fast.buffer = b;
+  fast.session = session;
   return b;
+}
+
+/// This thread's buffer for the current session, created on first use; null while the thread ends.
+inline thread_buffer* local_buffer() noexcept {
+  const auto session = reg().session.load(std::memory_order_acquire);
+  if (fast.buffer != nullptr && fast.session == session) [[likely]]
+    return fast.buffer;
+  return slow_buffer(session);
 }
 
 /// Takes one chunk from the process budget.
@@ -143,7 +163,7 @@ void record(const trace_event& e) noexcept {
       return;
     }
     if (b->chunks[chunk] == nullptr)
-      b->chunks[chunk] = new (std::nothrow) trace_event[chunk_events];
+      b->chunks[chunk] = new (std::nothrow) trace_event[chunk_events]; // touched here, once per thread
     if (b->chunks[chunk] == nullptr) {
       b->dropped.fetch_add(1, std::memory_order_relaxed);
       return;

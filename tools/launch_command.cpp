@@ -4,6 +4,7 @@
 #include "tools/commands.hpp"
 
 #include "tools/launch_supervisor.hpp"
+#include "tools/launch_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -71,6 +72,7 @@ void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int
     if (cmd->count("--timeout") > 0)
       options.timeout_seconds = args->timeout_seconds;
     status = run_launch(options, out, err);
+    merge_launch_traces(options.num_processes, err); // AM_TRACE: the processes' traces into one file
   });
 }
 
