@@ -1,5 +1,7 @@
 #include "devices/cpu/cpu_blas.hpp"
 
+#include "devices/detail/dot_geometry.hpp"
+
 #include <cblas.h>
 
 #include <cstring>
@@ -18,33 +20,12 @@ std::mutex& blas_turn() {
 
 constexpr std::int64_t blas_limit = 0x7fffffff; // BLAS takes int dimensions
 
-/// One dot instruction's geometry: `batch` products of x [m,k] and y [k,n] (y shared unless
-/// `y_batched`), each operand maybe stored transposed.
-struct geometry {
-  std::int64_t batch = 1, m = 0, k = 0, n = 0;
-  bool y_batched = false, tx = false, ty = false;
-};
-
-geometry geometry_of(const std::vector<std::int64_t>& xs, const std::vector<std::int64_t>& ys,
-                     const std::vector<std::int64_t>& attrs) {
-  geometry g;
-  g.tx = !attrs.empty() && attrs[0] == 1;
-  g.ty = !attrs.empty() && attrs[1] == 1;
-  auto r = xs.size();
-  g.batch = r == 3 ? xs[0] : 1;
-  g.y_batched = ys.size() == 3;
-  g.m = g.tx ? xs[r - 1] : xs[r - 2];
-  g.k = g.tx ? xs[r - 2] : xs[r - 1];
-  g.n = g.ty ? ys[ys.size() - 2] : ys.back();
-  return g;
-}
-
 /// The products through BLAS, one call per batch row, all in one turn.
 template <class T>
-void gemm_batch(const T* x, const T* y, T* out, const geometry& g) {
+void gemm_batch(const T* x, const T* y, T* out, const dot_geometry& g) {
   auto M = static_cast<int>(g.m), K = static_cast<int>(g.k), N = static_cast<int>(g.n);
-  auto ta = g.tx ? CblasTrans : CblasNoTrans, tb = g.ty ? CblasTrans : CblasNoTrans;
-  int lda = g.tx ? M : K, ldb = g.ty ? K : N;
+  auto ta = g.transpose_x ? CblasTrans : CblasNoTrans, tb = g.transpose_y ? CblasTrans : CblasNoTrans;
+  int lda = g.transpose_x ? M : K, ldb = g.transpose_y ? K : N;
   std::lock_guard<std::mutex> turn(blas_turn());
   for (std::int64_t b = 0; b < g.batch; ++b) {
     const T* xb = x + b * g.m * g.k;
@@ -71,7 +52,7 @@ void transpose_matrices(const char* src, char* dst, std::int64_t count, std::int
 void run_dot(dtype t, const void* x, const std::vector<std::int64_t>& xs, const void* y,
              const std::vector<std::int64_t>& ys, void* out, const std::vector<std::int64_t>& attrs,
              dot_kernel fallback) {
-  auto g = geometry_of(xs, ys, attrs);
+  auto g = dot_geometry_of(xs, ys, attrs);
   if (g.batch == 0 || g.m == 0 || g.n == 0)
     return;
   if (g.k == 0) { // empty sums (BLAS refuses a leading dimension of 0)
@@ -87,12 +68,12 @@ void run_dot(dtype t, const void* x, const std::vector<std::int64_t>& xs, const 
   std::vector<char> x_plain, y_plain;
   auto* xp = static_cast<const char*>(x);
   auto* yp = static_cast<const char*>(y);
-  if (g.tx) {
+  if (g.transpose_x) {
     x_plain.resize(static_cast<std::size_t>(g.batch * g.m * g.k) * size);
     transpose_matrices(xp, x_plain.data(), g.batch, g.k, g.m, size);
     xp = x_plain.data();
   }
-  if (g.ty) {
+  if (g.transpose_y) {
     auto count = g.y_batched ? g.batch : 1;
     y_plain.resize(static_cast<std::size_t>(count * g.k * g.n) * size);
     transpose_matrices(yp, y_plain.data(), count, g.n, g.k, size);

@@ -1,6 +1,6 @@
 #include "devices/cuda/cublas_loader.hpp"
 
-#include <dlfcn.h>
+#include "devices/cuda/shared_library.hpp"
 
 #include <mutex>
 
@@ -10,31 +10,12 @@
 
 namespace am::detail::cuda {
 
-namespace {
-
-template <class F>
-bool resolve(void* lib, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  return f != nullptr;
-}
-
-} // namespace
-
 const cublas_api& cublas() {
   static cublas_api a;
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* candidates[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", AM_CUBLAS_FALLBACK_PATH};
-    void* lib = nullptr;
     std::string tried;
-    for (const char* name : candidates) {
-      if (!*name)
-        continue;
-      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (lib)
-        break;
-      tried += std::string(tried.empty() ? "" : ", ") + name;
-    }
+    void* lib = open_first({"libcublas.so.13", "libcublas.so.12", "libcublas.so", AM_CUBLAS_FALLBACK_PATH}, tried);
     if (!lib) {
       a.why_missing = "cuBLAS not found (tried " + tried + ")";
       return;

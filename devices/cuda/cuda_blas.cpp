@@ -41,7 +41,7 @@ bool blas_takes(dtype t) noexcept {
   return t == dtype::float16 || t == dtype::bfloat16 || t == dtype::float32 || t == dtype::float64;
 }
 
-void blas_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_shape& s) {
+void blas_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_geometry& s) {
   if (s.batch == 0 || s.m == 0 || s.n == 0)
     return;
   if (s.k == 0) { // empty sums (cuBLAS refuses a leading dimension of 0)
@@ -81,7 +81,7 @@ void blas_dot(device_stream& stream, dtype t, const void* x, const void* y, void
                "cublasGemmStridedBatchedEx", stream.dev());
 }
 
-void run_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_shape& s) {
+void run_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_geometry& s) {
   if (blas_takes(t))
     return blas_dot(stream, t, x, y, out, s);
   if (s.transpose_x || s.transpose_y)
@@ -93,19 +93,6 @@ void run_dot(device_stream& stream, dtype t, const void* x, const void* y, void*
   for (std::int64_t b = 0; b < s.batch; ++b)
     dot(static_cast<char*>(out) + b * s.m * s.n * bytes, static_cast<const char*>(x) + b * s.m * s.k * bytes,
         static_cast<const char*>(y) + (s.y_batched ? b * s.k * s.n * bytes : 0), t, s.m, s.k, s.n, stream.handle());
-}
-
-dot_shape dot_shape_of(const shape_t& x, const shape_t& y, const std::vector<std::int64_t>& attrs) {
-  dot_shape s;
-  s.transpose_x = !attrs.empty() && attrs[0] == 1;
-  s.transpose_y = !attrs.empty() && attrs[1] == 1;
-  auto r = x.size();
-  s.batch = r == 3 ? x[0] : 1;
-  s.y_batched = y.size() == 3;
-  s.m = s.transpose_x ? x[r - 1] : x[r - 2];
-  s.k = s.transpose_x ? x[r - 2] : x[r - 1];
-  s.n = s.transpose_y ? y[y.size() - 2] : y.back();
-  return s;
 }
 
 void destroy_blas_handle(void* handle) noexcept {

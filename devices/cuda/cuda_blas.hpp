@@ -8,19 +8,12 @@
 
 #include "actors/dtype.hpp"
 #include "devices/cuda/cuda_buffer.hpp"
+#include "devices/detail/dot_geometry.hpp"
 
 #include <cstdint>
 #include <vector>
 
 namespace am::detail::cuda {
-
-/// The shapes of one dot instruction (actors/opcode.hpp): `batch` products (1 for a 2-D dot) of
-/// x [m,k] and y [k,n], row-major; y is the same matrix for every product unless `y_batched`;
-/// `transpose_x` / `transpose_y`: that operand is stored [k,m] / [n,k].
-struct dot_shape {
-  std::int64_t batch = 1, m = 0, k = 0, n = 0;
-  bool y_batched = false, transpose_x = false, transpose_y = false;
-};
 
 /// True for the dtypes cuBLAS computes here (float16, bfloat16, float32, float64), when cuBLAS could
 /// be loaded (devices/cuda/cublas_loader.hpp).
@@ -29,14 +22,11 @@ bool blas_takes(dtype t) noexcept;
 /// Enqueues out = x . y on `stream` through cuBLAS; `t` must satisfy blas_takes. Throws
 /// am::runtime_error naming cuBLAS's status when a call fails, and am::value_error for dimensions
 /// past cuBLAS's int range.
-void blas_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_shape& s);
+void blas_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_geometry& s);
 
 /// Enqueues a dot instruction's product: cuBLAS for the dtypes it takes, the hand-written kernel
 /// (one launch per batch row) for integers and bool, which refuse transposed operands.
-void run_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_shape& s);
-
-/// The dot_shape of a dot instruction with operands of shapes `x` and `y` and attrs `attrs`.
-dot_shape dot_shape_of(const shape_t& x, const shape_t& y, const std::vector<std::int64_t>& attrs);
+void run_dot(device_stream& stream, dtype t, const void* x, const void* y, void* out, const dot_geometry& s);
 
 /// Destroys a handle made by device_stream::blas_handle (nothing for nullptr); the stream's
 /// destructor calls it.

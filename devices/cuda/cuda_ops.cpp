@@ -221,7 +221,7 @@ void run_single(const program& p, const execution_plan& plan, std::int32_t j,
     reduce(ins.op, dst, operand(0).data(), t, reduce_of(ins, operand(0).shape()), s);
   } else if (ins.op == opcode::dot) {
     run_dot(*stream, t, operand(0).data(), operand(1).data(), dst,
-            dot_shape_of(operand(0).shape(), operand(1).shape(), ins.attrs));
+            dot_geometry_of(operand(0).shape(), operand(1).shape(), ins.attrs));
   } else {
     throw value_error("the CUDA executor cannot run " + std::string(opcode_name(ins.op)));
   }

@@ -2,7 +2,7 @@
 
 #include <nvrtc.h>
 
-#include <dlfcn.h>
+#include "devices/cuda/shared_library.hpp"
 
 #include <chrono>
 #include <mutex>
@@ -29,27 +29,12 @@ struct nvrtc_api {
   std::string why_missing;
 };
 
-template <class F>
-bool resolve(void* lib, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  return f != nullptr;
-}
-
 const nvrtc_api& api() {
   static nvrtc_api a;
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* candidates[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", AM_NVRTC_FALLBACK_PATH};
-    void* lib = nullptr;
     std::string tried;
-    for (const char* name : candidates) {
-      if (!*name)
-        continue;
-      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (lib)
-        break;
-      tried += std::string(tried.empty() ? "" : ", ") + name;
-    }
+    void* lib = open_first({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", AM_NVRTC_FALLBACK_PATH}, tried);
     if (!lib) {
       a.why_missing = "NVRTC not found (tried " + tried + ")";
       return;

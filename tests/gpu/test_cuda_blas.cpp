@@ -5,37 +5,17 @@
 // accumulation order gives the same exact sums and the comparison is bit for bit. Exits with 4
 // (skipped) where no GPU is usable.
 #include "gpu/gpu_support.hpp"
+#include "support/dot_cases.hpp"
 
 using namespace am;
 using namespace am::testing;
 
 namespace {
 
-std::vector<double> small_integers(std::int64_t n, int seed, double lowest) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] = static_cast<double>((i * 7 + seed * 3) % 5) + lowest;
-  return v;
-}
-
 void check_dot(const device& gpu, const device& cpu, dtype t, std::int64_t batch, std::int64_t m, std::int64_t k,
                std::int64_t n, bool y_batched, bool tx, bool ty) {
-  shape_t xs = tx ? shape_t{k, m} : shape_t{m, k};
-  shape_t ys = ty ? shape_t{n, k} : shape_t{k, n};
-  if (batch > 0) {
-    xs.insert(xs.begin(), batch);
-    if (y_batched)
-      ys.insert(ys.begin(), batch);
-  }
-  program_builder b("dot_" + std::string(name(t)) + "_" + std::to_string(batch) + "_" + std::to_string(m) + "x"
-                    + std::to_string(k) + "x" + std::to_string(n) + (tx ? "_tx" : "") + (ty ? "_ty" : ""));
-  auto x = b.parameter({t, xs});
-  b.output(b.dot(x, b.parameter({t, ys}), tx, ty));
-  double lowest = t == dtype::uint8 ? 0.0 : -2.0;
-  compare_with_cpu(gpu, cpu, b.build(),
-                   {encode(t, small_integers(element_count(xs), 1, lowest)),
-                    encode(t, small_integers(element_count(ys), 2, lowest))},
-                   {});
+  auto c = make_dot_case(t, batch, m, k, n, y_batched, tx, ty);
+  compare_with_cpu(gpu, cpu, c.p, {encode(t, c.x), encode(t, c.y)}, {});
 }
 
 } // namespace

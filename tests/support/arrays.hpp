@@ -14,6 +14,7 @@
 #include "sharding/single_device_sharding.hpp"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace am::testing {
@@ -34,6 +35,21 @@ inline mesh mesh_4x2() {
 /// A NamedSharding on the (4, 2) mesh.
 inline sharding_ptr on_4x2(const partition_spec& spec) {
   return make_named_sharding(mesh_4x2(), spec);
+}
+
+/// [1, 1] of dtype `t` on the first device (for result-dtype checks).
+inline array ones_of(am::dtype t) {
+  return device_put(host_array::from_vector(std::vector<double>{1.0, 1.0}, {2}).astype(t),
+                    make_single_device_sharding(am::devices()[0]));
+}
+
+/// The Python-style scalar of a table's KIND: `bool` (True), `int` (3) or `float` (0.5).
+inline scalar python_scalar(const std::string& kind) {
+  if (kind == "bool")
+    return scalar(true);
+  if (kind == "int")
+    return scalar(3);
+  return scalar(0.5);
 }
 
 /// Host values of an array, as doubles.

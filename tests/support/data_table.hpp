@@ -2,6 +2,8 @@
 // starting a comment line), shared by the tests that compare against JAX's outputs.
 #pragma once
 
+#include "actors/dtype.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -29,6 +31,15 @@ inline std::vector<table_record> read_data_table(const std::string& file) {
     out.push_back(std::move(r));
   }
   return out;
+}
+
+/// The dtype a table names by its numpy name (`bool`, `float32`, ...); fails the test for others.
+inline dtype dtype_named(const std::string& s) {
+  for (std::size_t i = 0; i < dtype_count; ++i)
+    if (name(static_cast<dtype>(i)) == s)
+      return static_cast<dtype>(i);
+  FAIL("no actormesh dtype " << s);
+  return dtype::bool_;
 }
 
 } // namespace am::testing

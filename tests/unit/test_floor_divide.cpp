@@ -25,27 +25,6 @@ const std::vector<table_record>& records() {
   return r;
 }
 
-dtype dtype_named(const std::string& s) {
-  for (std::size_t i = 0; i < dtype_count; ++i)
-    if (name(static_cast<dtype>(i)) == s)
-      return static_cast<dtype>(i);
-  FAIL("no actormesh dtype " << s);
-  return dtype::bool_;
-}
-
-array ones(dtype t) {
-  return device_put(host_array::from_vector(std::vector<double>{1.0, 1.0}, {2}).astype(t),
-                    make_single_device_sharding(am::devices()[0]));
-}
-
-scalar scalar_of(const std::string& kind) {
-  if (kind == "bool")
-    return scalar(true);
-  if (kind == "int")
-    return scalar(3);
-  return scalar(0.5);
-}
-
 /// One dtype's value records: x, y and JAX's x // y, as int64 (integers) or double (floats).
 struct cases {
   std::vector<std::int64_t> ix, iy, iwant;
@@ -124,13 +103,13 @@ TEST_CASE("floor_divide gives jax.numpy's result dtypes", "[array][floor_divide]
   for (const auto& r : records()) {
     if (r[0] == "dtype") {
       INFO(r[1] << " // " << r[2]);
-      auto a = floor_divide(ones(dtype_named(r[1])), ones(dtype_named(r[2])));
+      auto a = floor_divide(ones_of(dtype_named(r[1])), ones_of(dtype_named(r[2])));
       CHECK(std::string(name(a.dtype())) == r[3]);
       CHECK(a.to_host().dtype() == a.dtype());
       ++checked;
     } else if (r[0] == "scalar") {
       INFO(r[1] << " // Python " << r[2]);
-      CHECK(std::string(name(floor_divide(ones(dtype_named(r[1])), scalar_of(r[2])).dtype())) == r[3]);
+      CHECK(std::string(name(floor_divide(ones_of(dtype_named(r[1])), python_scalar(r[2])).dtype())) == r[3]);
       ++checked;
     }
   }

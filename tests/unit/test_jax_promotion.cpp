@@ -25,14 +25,6 @@ const std::vector<record>& table_records() {
   return records;
 }
 
-dtype dtype_named(const std::string& s) {
-  for (std::size_t i = 0; i < dtype_count; ++i)
-    if (name(static_cast<dtype>(i)) == s || (s == "bool" && i == 0))
-      return static_cast<dtype>(i);
-  FAIL("no actormesh dtype " << s);
-  return dtype::bool_;
-}
-
 /// The dtype actormesh gives where JAX or numpy name one actormesh lacks (documented in
 /// actors/dtype_promotion.hpp): uint64 sums are int64, numpy's int8 square of bools is int32.
 std::string expected_name(const std::string& s) {
@@ -41,19 +33,6 @@ std::string expected_name(const std::string& s) {
   if (s == "int8")
     return "int32";
   return s;
-}
-
-array ones(dtype t) {
-  return device_put(host_array::from_vector(std::vector<double>{1.0, 1.0}, {2}).astype(t),
-                    make_single_device_sharding(am::devices()[0]));
-}
-
-scalar scalar_of(const std::string& kind) {
-  if (kind == "bool")
-    return scalar(true);
-  if (kind == "int")
-    return scalar(3);
-  return scalar(0.5);
 }
 
 using binary_fn = std::function<array(const array&, const array&)>;
@@ -91,10 +70,10 @@ const std::map<std::string, unary_fn>& unaries() {
 /// The result of the table's operation of record `r`.
 array apply_record(const record& r) {
   if (r[0] == "binary")
-    return binaries().at(r[2])(ones(dtype_named(r[3])), ones(dtype_named(r[4])));
+    return binaries().at(r[2])(ones_of(dtype_named(r[3])), ones_of(dtype_named(r[4])));
   if (r[0] == "scalar")
-    return with_scalars().at(r[2])(ones(dtype_named(r[3])), scalar_of(r[4]));
-  return unaries().at(r[2])(ones(dtype_named(r[3])));
+    return with_scalars().at(r[2])(ones_of(dtype_named(r[3])), python_scalar(r[4]));
+  return unaries().at(r[2])(ones_of(dtype_named(r[3])));
 }
 
 void check_rule(const std::string& rule) {
@@ -118,8 +97,8 @@ TEST_CASE("array operations promote as jax.numpy does, by default", "[array][pro
   REQUIRE(array_promotion_rule() == promotion_rule::jax);
   check_rule("jax");
   // The issue's examples.
-  CHECK((ones(dtype::int32) + ones(dtype::float32)).dtype() == dtype::float32);
-  CHECK((ones(dtype::int64) + ones(dtype::float16)).dtype() == dtype::float16);
+  CHECK((ones_of(dtype::int32) + ones_of(dtype::float32)).dtype() == dtype::float32);
+  CHECK((ones_of(dtype::int64) + ones_of(dtype::float16)).dtype() == dtype::float16);
 }
 
 TEST_CASE("numpy's promotion stays available for arrays", "[array][promotion][numpy]") {
@@ -127,7 +106,7 @@ TEST_CASE("numpy's promotion stays available for arrays", "[array][promotion][nu
   {
     array_promotion_scope numpy_rule(promotion_rule::numpy);
     check_rule("numpy");
-    CHECK((ones(dtype::int32) + ones(dtype::float32)).dtype() == dtype::float64);
+    CHECK((ones_of(dtype::int32) + ones_of(dtype::float32)).dtype() == dtype::float64);
   }
   CHECK(array_promotion_rule() == promotion_rule::jax); // the scope restored the default
 }

@@ -4,6 +4,7 @@
 // over 8 devices, under jit and grad), each against a naive loop; and JAX's errors.
 #include "cpu_test_support.hpp"
 #include "support/arrays.hpp"
+#include "support/dot_cases.hpp"
 
 #include "parallel/parallel.hpp"
 
@@ -17,14 +18,6 @@ using cpu_test::run_on;
 using cpu_test::small_runtime;
 
 namespace {
-
-/// Small integers (exact in every dtype and accumulator), varied by `seed`; `lowest` -2 or 0.
-std::vector<double> small_values(std::int64_t n, int seed, double lowest = -2.0) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] = static_cast<double>((i * 7 + seed * 3) % 5) + lowest;
-  return v;
-}
 
 /// Element (b, i, j) of an operand [batch?, rows, cols] stored transposed or not.
 double at(const std::vector<double>& v, bool transposed, std::int64_t b, std::int64_t i, std::int64_t j,
@@ -60,20 +53,10 @@ std::vector<double> decode(const std::vector<std::byte>& bytes, dtype t, std::in
 
 void check_instruction(const device& d, dtype t, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n,
                        bool y_batched, bool tx, bool ty) {
-  double lowest = t == dtype::uint8 ? 0.0 : -2.0; // no wrapping in the reference
-  auto x = small_values(std::max<std::int64_t>(batch, 1) * m * k, 1, lowest);
-  auto y = small_values((y_batched ? batch : 1) * k * n, 2, lowest);
-  shape_t xs = tx ? shape_t{k, m} : shape_t{m, k};
-  shape_t ys = ty ? shape_t{n, k} : shape_t{k, n};
-  if (batch > 0) {
-    xs.insert(xs.begin(), batch);
-    if (y_batched)
-      ys.insert(ys.begin(), batch);
-  }
-  program_builder pb("dot");
-  auto xi = pb.parameter({t, xs});
-  pb.output(pb.dot(xi, pb.parameter({t, ys}), tx, ty));
-  auto p = pb.build();
+  auto c = make_dot_case(t, batch, m, k, n, y_batched, tx, ty);
+  auto& x = c.x;
+  auto& y = c.y;
+  auto& p = c.p;
   auto b = std::max<std::int64_t>(batch, 1);
   auto got = decode(run_on(d, p, {encode(x, t), encode(y, t)})[0], t, b * m * n);
   INFO(name(t) << " batch " << batch << " " << m << "x" << k << "x" << n << (y_batched ? " y batched" : "")
@@ -130,8 +113,8 @@ TEST_CASE("matmul with batch dims, broadcasting and 1-D operands", "[array][matm
   };
   for (auto t : {dtype::float32, dtype::float64, dtype::int32}) {
     for (auto& c : cases) {
-      auto xh = host_array::from_vector(small_values(element_count(c.x), 1), c.x);
-      auto yh = host_array::from_vector(small_values(element_count(c.y), 2), c.y);
+      auto xh = host_array::from_vector(small_integers(element_count(c.x), 1), c.x);
+      auto yh = host_array::from_vector(small_integers(element_count(c.y), 2), c.y);
       auto r = matmul(device_put(xh.astype(t), one), device_put(yh.astype(t), one));
       INFO(name(t) << " " << xh.ndim() << "-D @ " << yh.ndim() << "-D");
       REQUIRE(r.shape() == c.out);
@@ -156,8 +139,8 @@ TEST_CASE("matmul with batch dims, broadcasting and 1-D operands", "[array][matm
 TEST_CASE("jnp.dot of N-D operands sums x's last dim with y's second-to-last", "[array][matmul]") {
   runtime rt(eight_cpus());
   auto one = make_single_device_sharding(devices()[0]);
-  auto xh = host_array::from_vector(small_values(2 * 3 * 4, 1), {2, 3, 4});
-  auto yh = host_array::from_vector(small_values(5 * 4 * 6, 2), {5, 4, 6});
+  auto xh = host_array::from_vector(small_integers(2 * 3 * 4, 1), {2, 3, 4});
+  auto yh = host_array::from_vector(small_integers(5 * 4 * 6, 2), {5, 4, 6});
   auto r = dot(device_put(xh, one), device_put(yh, one));
   REQUIRE(r.shape() == shape_t{2, 3, 5, 6});
   auto xv = xh.to_vector<double>(), yv = yh.to_vector<double>();
@@ -181,7 +164,7 @@ TEST_CASE("jnp.dot of N-D operands sums x's last dim with y's second-to-last", "
 TEST_CASE("batched matmul sharded over 8 devices and under jit matches the naive loop", "[array][matmul]") {
   runtime rt(eight_cpus());
   std::int64_t B = 8, m = 5, k = 4, n = 6;
-  auto x = small_values(B * m * k, 1), y = small_values(B * k * n, 2), shared = small_values(k * n, 3);
+  auto x = small_integers(B * m * k, 1), y = small_integers(B * k * n, 2), shared = small_integers(k * n, 3);
   auto want = naive(x, y, B, m, k, n, true, false, false);
   auto want_shared = naive(x, shared, B, m, k, n, false, false, false);
   for (auto t : {dtype::float32, dtype::float64, dtype::int32}) {
@@ -201,7 +184,7 @@ TEST_CASE("batched matmul sharded over 8 devices and under jit matches the naive
 TEST_CASE("grad of a batched matmul", "[grad][matmul]") {
   runtime rt(eight_cpus());
   std::int64_t B = 4, m = 3, k = 5, n = 2;
-  auto x = small_values(B * m * k, 1), y = small_values(B * k * n, 2);
+  auto x = small_integers(B * m * k, 1), y = small_integers(B * k * n, 2);
   auto xa = put(x, {B, m, k}, dtype::float64, on_4x2(P("x")));
   auto ya = put(y, {B, k, n}, dtype::float64, on_4x2(P("x")));
   auto gx = grad([&](const array& a) { return sum(matmul(a, ya)); })(xa);
