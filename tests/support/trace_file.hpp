@@ -5,6 +5,7 @@
 #include "multihost/detail/json.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,7 +15,14 @@
 #include <tuple>
 #include <vector>
 
+#include <unistd.h>
+
 namespace am::testing {
+
+/// A path in the temporary folder unique to this test process: am_trace_<pid>_<name>.
+inline std::string trace_temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("am_trace_" + std::to_string(::getpid()) + "_" + name)).string();
+}
 
 /// One event of a trace as read back.
 struct read_event {

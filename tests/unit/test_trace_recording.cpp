@@ -15,17 +15,11 @@
 #include <unistd.h>
 
 using am::testing::read_trace_file;
+using am::testing::trace_temp_path;
 
-namespace {
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("am_trace_" + std::to_string(::getpid()) + "_" + name)).string();
-}
-
-} // namespace
 
 TEST_CASE("trace: scopes recorded in code make a valid, nested trace", "[unit][trace]") {
-  const auto path = temp_path("scopes.json");
+  const auto path = trace_temp_path("scopes.json");
   std::filesystem::remove(path);
   am::start_trace(path);
   CHECK(am::trace_enabled());
@@ -49,7 +43,7 @@ TEST_CASE("trace: off by default, nothing is recorded or written", "[unit][trace
   { am::trace_scope ignored("while off"); }
   CHECK(am::stop_trace().empty()); // no trace was started
   // The next session holds only what it recorded.
-  const auto path = temp_path("after_off.json");
+  const auto path = trace_temp_path("after_off.json");
   am::start_trace(path);
   { am::trace_scope one("on"); }
   am::stop_trace();
@@ -68,7 +62,7 @@ TEST_CASE("trace: an unwritable path is refused with a message naming it", "[uni
   CHECK_THROWS_AS(am::start_trace(""), am::value_error);
   CHECK_FALSE(am::trace_enabled());
   if (::geteuid() != 0) {
-    const auto folder = temp_path("readonly");
+    const auto folder = trace_temp_path("readonly");
     std::filesystem::create_directory(folder);
     std::filesystem::permissions(folder, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
     CHECK_THROWS_WITH(am::start_trace(folder + "/t.json"), Catch::Contains("is not writable"));
@@ -78,7 +72,7 @@ TEST_CASE("trace: an unwritable path is refused with a message naming it", "[uni
 }
 
 TEST_CASE("trace: a second start while recording is refused", "[unit][trace]") {
-  const auto path = temp_path("twice.json");
+  const auto path = trace_temp_path("twice.json");
   am::start_trace(path);
   CHECK_THROWS_WITH(am::start_trace(path), Catch::Contains("already being recorded"));
   am::stop_trace();
@@ -86,7 +80,7 @@ TEST_CASE("trace: a second start while recording is refused", "[unit][trace]") {
 }
 
 TEST_CASE("trace: the event budget bounds memory and the file counts what was dropped", "[unit][trace]") {
-  const auto path = temp_path("budget.json");
+  const auto path = trace_temp_path("budget.json");
   ::setenv("AM_TRACE_MAX_EVENTS", "5000", 1);
   am::start_trace(path);
   ::unsetenv("AM_TRACE_MAX_EVENTS");

@@ -14,12 +14,9 @@
 #include <vector>
 
 using am::testing::read_trace_file;
+using am::testing::trace_temp_path;
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("am_trace_rt_" + std::to_string(::getpid()) + "_" + name)).string();
-}
 
 am::options traced(const std::string& path, int devices) {
   am::options o;
@@ -37,7 +34,7 @@ const auto traced_add = am::colocated_python("test.trace.add", [](const am::arra
 } // namespace
 
 TEST_CASE("trace: colocated calls, host tasks and scopes from several threads", "[unit][trace]") {
-  const auto path = temp_path("colocated.json");
+  const auto path = trace_temp_path("colocated.json");
   constexpr int threads = 4, calls = 25;
   {
     am::runtime rt(traced(path, 4));
@@ -73,7 +70,7 @@ TEST_CASE("trace: colocated calls, host tasks and scopes from several threads", 
 }
 
 TEST_CASE("trace: a stop while calls are in flight still writes a valid trace", "[unit][trace]") {
-  const auto path = temp_path("stop.json");
+  const auto path = trace_temp_path("stop.json");
   for (int round = 0; round < 3; ++round) {
     am::runtime rt(traced(path, 8));
     auto devs = am::devices();

@@ -18,19 +18,13 @@
 #include <vector>
 
 using am::testing::read_trace_file;
+using am::testing::trace_temp_path;
 
-namespace {
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("am_trace_" + std::to_string(::getpid()) + "_" + name)).string();
-}
-
-} // namespace
 
 TEST_CASE("trace: threads recording at once give one well-nested track each", "[unit][trace]") {
   for (int threads : {2, 8, 64}) {
     CAPTURE(threads);
-    const auto path = temp_path("threads.json");
+    const auto path = trace_temp_path("threads.json");
     am::start_trace(path);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
     std::vector<int> done(static_cast<std::size_t>(threads), 0);
@@ -80,7 +74,7 @@ TEST_CASE("trace: events that overlap on one track go to sibling tracks", "[unit
   add(120, 10, "inside the second");
   add(200, 5, "after");
   c.track_names.push_back({track::collective_base + 1, "collectives: world"});
-  const auto path = temp_path("overlap.json");
+  const auto path = trace_temp_path("overlap.json");
   REQUIRE(write_text_file(path, trace_json(c, {})).empty());
   auto t = read_trace_file(path);
   CHECK(t.nesting_error.empty());
