@@ -3,10 +3,10 @@
 #pragma once
 
 #include "actors/errors.hpp"
+#include "actors/detail/ready_word.hpp"
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -29,35 +29,30 @@ public:
   virtual ~future_state_base() = default;
 
   /// True once a value or an error has been stored.
-  bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
+  bool ready() const noexcept { return ready_.is_set(); }
 
-  /// Waits until ready: spins briefly (the common case for short device calls), then blocks.
+  /// Waits until ready: spins briefly (the common case for short device calls), then sleeps.
   void wait() const {
     if (spin_until_ready())
       return;
-    waiters_.fetch_add(1, std::memory_order_seq_cst);
-    std::unique_lock<std::mutex> guard(mutex_);
-    cv_.wait(guard, [this] { return ready(); });
-    waiters_.fetch_sub(1, std::memory_order_relaxed);
+    ready_.sleep();
   }
 
   /// Waits at most `timeout`; returns whether the state became ready.
   template <class Rep, class Period>
   bool wait_for(std::chrono::duration<Rep, Period> timeout) const {
+    auto deadline = std::chrono::steady_clock::now()
+                    + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
     if (spin_until_ready())
       return true;
-    waiters_.fetch_add(1, std::memory_order_seq_cst);
-    std::unique_lock<std::mutex> guard(mutex_);
-    bool ok = cv_.wait_for(guard, timeout, [this] { return ready(); });
-    waiters_.fetch_sub(1, std::memory_order_relaxed);
-    return ok;
+    return ready_.sleep_until(deadline);
   }
 
   /// Runs `callback` once the state is ready: at once on this thread when it already is, else on
   /// the thread that resolves it. Callbacks must be short and must not block.
   void on_ready(std::function<void()> callback) {
     {
-      std::lock_guard<std::mutex> guard(mutex_);
+      std::lock_guard<tiny_lock> guard(lock_);
       if (!ready()) {
         callbacks_.push_back(std::move(callback));
         return;
@@ -96,16 +91,15 @@ protected:
   bool resolve(Store&& store) {
     std::vector<std::function<void()>> callbacks;
     {
-      std::lock_guard<std::mutex> guard(mutex_);
+      std::lock_guard<tiny_lock> guard(lock_);
       if (resolved_)
         return false;
       resolved_ = true;
       store();
-      ready_.store(true, std::memory_order_seq_cst);
+      ready_.publish(); // readers that see the flag see the store
       callbacks.swap(callbacks_);
     }
-    if (waiters_.load(std::memory_order_seq_cst) > 0)
-      cv_.notify_all();
+    ready_.wake();
     for (auto& f : callbacks)
       f();
     return true;
@@ -137,10 +131,8 @@ private:
     return ready();
   }
 
-  mutable std::mutex mutex_;
-  mutable std::condition_variable cv_;
-  mutable std::atomic<int> waiters_{0};
-  std::atomic<bool> ready_{false};
+  ready_word ready_;     ///< set once resolved; waiters sleep on it
+  tiny_lock lock_;       ///< guards resolved_, the stored value or error, and callbacks_
   std::atomic<int> writers_{0};
   bool resolved_ = false;
   std::exception_ptr error_;

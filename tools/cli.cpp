@@ -23,14 +23,20 @@ std::string one_line(std::string text) {
 
 } // namespace
 
+std::string error_line(const std::exception& e) {
+  if (dynamic_cast<const am::error*>(&e) != nullptr)
+    return one_line(e.what());
+  return one_line(std::string("error: ") + e.what());
+}
+
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"actormesh: actor-model runtime for sharded arrays"};
   app.require_subcommand(1);
   add_info_command(app, out);
   add_visualize_command(app, out);
   add_shards_command(app, out);
-  add_worker_command(app, out);
-  int status = 0; // set by a subcommand that has an exit status of its own (launch)
+  int status = 0; // set by a subcommand that has an exit status of its own (launch, worker)
+  add_worker_command(app, out, err, status);
   add_launch_command(app, out, err, status);
   add_stress_command(app, out, err, status);
   add_inspect_hang_command(app, out);
@@ -42,11 +48,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return app.exit(e, out, err);
     err << one_line(std::string(e.what()) + " (run with --help for usage)") << '\n';
     return 2;
-  } catch (const am::error& e) {
-    err << one_line(e.what()) << '\n';
-    return 2;
   } catch (const std::exception& e) {
-    err << one_line(std::string("error: ") + e.what()) << '\n';
+    err << error_line(e) << '\n';
     return 2;
   }
   return status;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -37,8 +38,14 @@ void add_shards_command(CLI::App& app, std::ostream& out);
 void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int& status);
 
 /// `actormesh worker --coordinator HOST:PORT --process-id K --num-processes N [--cpu-devices D]`: a
-/// worker of a single-controller cluster; serves the controller's calls until it stops.
-void add_worker_command(CLI::App& app, std::ostream& out);
+/// worker of a single-controller cluster; serves the controller's calls until it stops. When the
+/// controller is lost it writes the error to `err` at once, sets `status` to 2 and stops within a
+/// bound (a shutdown that does not finish ends the process: nothing is left to wait for).
+void add_worker_command(CLI::App& app, std::ostream& out, std::ostream& err, int& status);
+
+/// The one line the command line prints for a failure: the message of an am::error as it is, any
+/// other exception's prefixed with "error: ", line breaks turned into spaces.
+std::string error_line(const std::exception& e);
 
 /// `actormesh stress --threads T --calls N [--processes P] [--mix all|colocated|arrays]`: the stress
 /// mix of tools/stress_mix.hpp with a progress display; sets `status` to 1 when any call ran out of
