@@ -57,6 +57,8 @@ struct registry {
   std::atomic<std::uint64_t> session{0};
   std::atomic<std::size_t> chunks_used{0};
   std::atomic<std::size_t> chunk_budget{0};
+  std::int64_t calibration_ticks = 0; ///< a (ticks, ns) pair read at the first session's start:
+  std::int64_t calibration_ns = 0;    ///< with one read at collection, ticks map to nanoseconds
 };
 
 registry& reg() {
@@ -241,6 +243,10 @@ void start_recording(std::uint64_t max_events) {
   r.chunks_used.store(0, std::memory_order_relaxed);
   r.chunk_budget.store(std::max<std::size_t>(1, (max_events + chunk_events - 1) / chunk_events),
                        std::memory_order_relaxed);
+  if (r.calibration_ns == 0) {
+    r.calibration_ns = trace_clock_ns();
+    r.calibration_ticks = trace_ticks();
+  }
   r.session.fetch_add(1, std::memory_order_release);
   trace_detail::trace_recording.store(true, std::memory_order_release);
 }
@@ -254,12 +260,22 @@ collected_trace collect() {
   collected_trace out;
   std::vector<std::shared_ptr<thread_buffer>> buffers;
   std::uint64_t session = 0;
+  std::int64_t ticks0 = 0, ns0 = 0;
   {
     std::lock_guard<std::mutex> lock(r.mutex);
+    ticks0 = r.calibration_ticks;
+    ns0 = r.calibration_ns;
     buffers = r.buffers;
     session = r.session.load(std::memory_order_acquire);
     out.track_names.assign(r.track_names.begin(), r.track_names.end());
   }
+  // Ticks to nanoseconds: the line through the calibration pair and a pair read now (the interval
+  // grows with the process's life, so the slope only gets better; on a host without a tick
+  // counter both clocks are the same).
+  const std::int64_t ns1 = trace_clock_ns();
+  const std::int64_t ticks1 = trace_ticks();
+  const double slope = ticks1 > ticks0 && ns1 > ns0 ? static_cast<double>(ns1 - ns0) / static_cast<double>(ticks1 - ticks0) : 1.0;
+  auto to_ns = [&](std::int64_t t) { return ns0 + static_cast<std::int64_t>(static_cast<double>(t - ticks0) * slope + 0.5); };
   for (auto& b : buffers) {
     if (b->session.load(std::memory_order_acquire) != session)
       continue; // nothing recorded by this thread in this session
@@ -273,6 +289,10 @@ collected_trace collect() {
     for (std::size_t i = 0; i < n; ++i) {
       const trace_event& e = b->chunks[i / chunk_events][i % chunk_events];
       collected_event c{e, {}, {}};
+      // Start and end mapped apiece, so that an event that ends within another still does.
+      c.e.start_ns = to_ns(e.start_ns);
+      if (e.dur_ns >= 0)
+        c.e.dur_ns = to_ns(e.start_ns + e.dur_ns) - c.e.start_ns;
       if (e.text != 0 && e.text <= strings.size())
         c.text = strings[e.text - 1];
       if (e.name_id != 0 && e.name_id <= strings.size())

@@ -73,7 +73,7 @@ void trace_collective_issued(const flight_recorder* recorder, const flight_entry
     return;
   try {
     open_op op;
-    op.issued_ns = trace_clock_ns();
+    op.issued_ns = trace_ticks();
     op.op = entry.op;
     op.step = static_cast<std::int64_t>(entry.step);
     op.bytes = bytes_of(entry.dtype, entry.shape);
@@ -99,7 +99,7 @@ void trace_collective_marked(const flight_recorder* recorder, std::uint64_t reco
   if (!traced(recorder))
     return;
   try {
-    const std::int64_t now = trace_clock_ns();
+    const std::int64_t now = trace_ticks();
     open_op op;
     {
       auto& s = state();

@@ -72,13 +72,13 @@ trace_span::trace_span(std::uint32_t track, const char* category, const char* na
   e_.track = track;
   e_.category = category;
   e_.name = name;
-  e_.start_ns = trace_clock_ns();
+  e_.start_ns = trace_ticks();
 }
 
 trace_span::~trace_span() {
   if (!active_)
     return;
-  e_.dur_ns = trace_clock_ns() - e_.start_ns;
+  e_.dur_ns = trace_ticks() - e_.start_ns;
   record(e_);
 }
 
@@ -126,7 +126,7 @@ namespace trace_detail {
 
 void record_lane(const device& d, const char* what, std::uint64_t caller) noexcept {
   trace_event e;
-  e.start_ns = trace_clock_ns();
+  e.start_ns = trace_ticks();
   e.track = device_track(d);
   e.category = "lane";
   e.name = what;
@@ -145,7 +145,7 @@ void record_send(const device& d) noexcept {
     }
   }
   trace_event e;
-  e.start_ns = trace_clock_ns();
+  e.start_ns = trace_ticks();
   e.track = this_thread_track();
   e.category = "lane";
   e.name = "send";

@@ -12,7 +12,7 @@ trace_scope::trace_scope(std::string_view name) noexcept {
   track_ = observability::this_thread_track();
   session_ = observability::trace_session();
   active_ = true;
-  start_ns_ = observability::trace_clock_ns();
+  start_ns_ = observability::trace_ticks();
 }
 
 trace_scope::~trace_scope() {
@@ -20,7 +20,7 @@ trace_scope::~trace_scope() {
     return; // a scope that began in an earlier session is not this one's
   observability::trace_event e;
   e.start_ns = start_ns_;
-  e.dur_ns = observability::trace_clock_ns() - start_ns_;
+  e.dur_ns = observability::trace_ticks() - start_ns_;
   e.track = track_;
   e.category = "user";
   e.name = "scope";
