@@ -251,34 +251,56 @@ private:
     return produced(d, stage, s.builder.concatenate(parts, 0));
   }
 
+  /// The operand of a transpose node swapping the last two dims that feeds operand `k` of dot node
+  /// `n` on a CPU device in float32/float64, whose BLAS call takes it as a transpose flag instead of
+  /// a copy (the transpose, then unused there, is dropped by the CPU compiler); else -1.
+  int folded_transpose(const node& n, std::size_t k, const device& d) const {
+    auto& o = operand(n, k);
+    if (d.platform != am::platform::cpu || (n.type != am::dtype::float32 && n.type != am::dtype::float64)
+        || o.kind != node_kind::transpose)
+      return -1;
+    auto r = static_cast<std::int64_t>(o.shape.size());
+    for (std::int64_t i = 0; i + 2 < r; ++i)
+      if (o.attrs[static_cast<std::size_t>(i)] != i)
+        return -1;
+    bool swaps = o.attrs[static_cast<std::size_t>(r - 2)] == r - 1 && o.attrs[static_cast<std::size_t>(r - 1)] == r - 2;
+    return swaps ? o.operands[0] : -1;
+  }
+
   value_source lower_dot(const node& n, const device& d, const shard_index& b) {
     auto& x = operand(n, 0);
     auto& y = operand(n, 1);
+    auto k = x.shape[1];
+    int tx = folded_transpose(n, 0, d), ty = folded_transpose(n, 1, d);
     int sx = 0, sy = 0;
-    auto xs = require(n.operands[0], d, {b[0], {0, x.shape[1]}}, sx);
-    auto ys = require(n.operands[1], d, {{0, y.shape[0]}, b[1]}, sy);
+    auto xs = tx >= 0 ? require(tx, d, {{0, k}, b[0]}, sx) : require(n.operands[0], d, {b[0], {0, k}}, sx);
+    auto ys = ty >= 0 ? require(ty, d, {b[1], {0, k}}, sy) : require(n.operands[1], d, {{0, k}, b[1]}, sy);
     int stage = std::max(sx, sy);
     auto& s = state_.slot(stage, d);
     auto xi = state_.local(xs, stage, d);
     auto yi = state_.local(ys, stage, d);
-    return produced(d, stage, s.builder.dot(xi, yi));
+    return produced(d, stage, s.builder.dot(xi, yi, tx >= 0, ty >= 0));
   }
 
   /// One batched dot of the block's rows of x and y (or all of a 2-D y): one BLAS call per row on
-  /// CPU devices, one strided-batched cuBLAS call on CUDA devices.
+  /// CPU devices, one strided-batched cuBLAS call on CUDA devices; transposed operands folded as for
+  /// lower_dot.
   value_source lower_batch_dot(const node& n, const device& d, const shard_index& b) {
     auto& x = operand(n, 0);
     auto& y = operand(n, 1);
     bool y_batched = y.shape.size() == 3;
     auto k = x.shape[2];
+    int tx = folded_transpose(n, 0, d), ty = folded_transpose(n, 1, d);
     int sx = 0, sy = 0;
-    auto xs = require(n.operands[0], d, {b[0], b[1], {0, k}}, sx);
-    auto ys = require(n.operands[1], d, y_batched ? shard_index{b[0], {0, k}, b[2]} : shard_index{{0, k}, b[2]}, sy);
+    auto xs = tx >= 0 ? require(tx, d, {b[0], {0, k}, b[1]}, sx) : require(n.operands[0], d, {b[0], b[1], {0, k}}, sx);
+    shard_index y_block = y_batched ? (ty >= 0 ? shard_index{b[0], b[2], {0, k}} : shard_index{b[0], {0, k}, b[2]})
+                                    : (ty >= 0 ? shard_index{b[2], {0, k}} : shard_index{{0, k}, b[2]});
+    auto ys = require(ty >= 0 ? ty : n.operands[1], d, y_block, sy);
     int stage = std::max(sx, sy);
     auto& s = state_.slot(stage, d);
     auto xi = state_.local(xs, stage, d);
     auto yi = state_.local(ys, stage, d);
-    return produced(d, stage, s.builder.dot(xi, yi));
+    return produced(d, stage, s.builder.dot(xi, yi, tx >= 0, ty >= 0));
   }
 
   /// The partial reductions of node `index`: one per distinct block of its operand, computed where

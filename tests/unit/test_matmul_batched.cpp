@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 
 using namespace am;
@@ -66,6 +67,15 @@ void check_instruction(const device& d, dtype t, std::int64_t batch, std::int64_
 
 array put(const std::vector<double>& v, const shape_t& s, dtype t, const sharding_ptr& where) {
   return device_put(host_array::from_vector(v, s).astype(t), where);
+}
+
+/// True when a line of a lowered listing is a dot with these transpose flags.
+bool has_dot_with(const std::string& listing, const std::string& flags) {
+  std::istringstream lines(listing);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("= dot ") != std::string::npos && line.find(flags) != std::string::npos)
+      return true;
+  return false;
 }
 
 } // namespace
@@ -227,4 +237,28 @@ TEST_CASE("matmul and dot refuse what JAX refuses, with JAX's words", "[array][m
   CHECK_THROWS_WITH(matmul(ones({2, 3, 4}), ones({3, 4, 6})),
                     "Incompatible types for matmul arguments: float32[2,3,4] and float32[3,4,6]");
   CHECK_THROWS_WITH(matmul(ones({}), ones({3, 4})), "matmul input operand 0 must have ndim at least 1, but it has ndim 0");
+}
+
+TEST_CASE("transposed operands of a jitted matmul fold into the BLAS call's flags", "[array][matmul][jit]") {
+  runtime rt(eight_cpus());
+  std::int64_t m = 5, k = 8, n = 4, B = 4;
+  auto a = small_integers(k * m, 1), b = small_integers(n * k, 2), c = small_integers(B * k * m, 3);
+  for (auto t : {dtype::float32, dtype::float64}) {
+    INFO(name(t));
+    auto xa = put(a, {k, m}, t, on_4x2(P("x")));       // x stored [k, m]
+    auto yb = put(b, {n, k}, t, on_4x2(P(none, "y"))); // y stored [n, k]
+    auto both = jit([](const array& p, const array& q) { return matmul(transpose(p), transpose(q)); }, "tt");
+    CHECK(values(both(xa, yb)) == naive(a, b, 1, m, k, n, false, true, true));
+    CHECK(has_dot_with(both.lowered_text(xa, yb), "{1,1}")); // both transposes are flags
+    auto batched = jit([](const array& p, const array& q) { return matmul(transpose(p, {0, 2, 1}), q); }, "bt");
+    auto xc = put(c, {B, k, m}, t, on_4x2(P("x")));
+    auto yk = put(small_integers(k * n, 4), {k, n}, t, on_4x2(P()));
+    CHECK(values(batched(xc, yk)) == naive(c, small_integers(k * n, 4), B, m, k, n, false, true, false));
+    CHECK(has_dot_with(batched.lowered_text(xc, yk), "{1,0}"));
+  }
+  // Integers keep the copies (the hand-written kernel has no flags), with the same values.
+  auto xi = put(a, {k, m}, dtype::int32, on_4x2(P("x")));
+  auto yi = put(b, {n, k}, dtype::int32, on_4x2(P()));
+  auto f = jit([](const array& p, const array& q) { return matmul(transpose(p), transpose(q)); }, "ints");
+  CHECK(values(f(xi, yi)) == naive(a, b, 1, m, k, n, false, true, true));
 }
