@@ -28,10 +28,20 @@ namespace {
 struct measure {
   double dispatch_us; ///< caller side, per operation
   double complete_us; ///< until the last result is ready, per operation
+  double cpu_us;      ///< CPU time of the whole process (caller and device threads), per operation
 };
+
+/// The process's CPU time in microseconds: every thread's, preemption excluded (on a loaded
+/// machine wall times of one round vary by 2x; CPU time far less).
+double process_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
 
 measure run_ops(const am::array& tiny, int ops) {
   am::array last = tiny;
+  const double cpu_start = process_cpu_us();
   auto start = clock_type::now();
   for (int i = 0; i < ops; ++i)
     last = tiny + 1.0f;
@@ -39,7 +49,7 @@ measure run_ops(const am::array& tiny, int ops) {
   last.block_until_ready();
   auto done = clock_type::now();
   return {std::chrono::duration<double, std::micro>(issued - start).count() / ops,
-          std::chrono::duration<double, std::micro>(done - start).count() / ops};
+          std::chrono::duration<double, std::micro>(done - start).count() / ops, (process_cpu_us() - cpu_start) / ops};
 }
 
 /// This thread's CPU time in nanoseconds (not wall time: on a loaded machine the thread is
@@ -71,7 +81,7 @@ int run(int argc, char** argv) {
   const auto path = (std::filesystem::temp_directory_path() / ("am_bench_trace_" + std::to_string(::getpid()) + ".json"))
                       .string();
   run_ops(tiny, ops); // warm-up
-  std::vector<double> off_d, on_d, off_c, on_c;
+  std::vector<double> off_d, on_d, off_c, on_c, off_cpu, on_cpu;
   std::uint64_t kept = 0;
   std::vector<double> ratios;
   for (int r = 0; r < rounds; ++r) {
@@ -85,6 +95,8 @@ int run(int argc, char** argv) {
     if (r % 2 == 1)
       off = run_ops(tiny, ops);
     ratios.push_back(on.dispatch_us / off.dispatch_us);
+    off_cpu.push_back(off.cpu_us);
+    on_cpu.push_back(on.cpu_us);
     off_d.push_back(off.dispatch_us);
     off_c.push_back(off.complete_us);
     on_d.push_back(on.dispatch_us);
@@ -114,6 +126,8 @@ int run(int argc, char** argv) {
   fmt::print("  (median {:.3f}x)\n", med(ratios));
   fmt::print("  to completion, untraced:          {:.2f} us per op\n", med(off_c));
   fmt::print("  to completion, traced:            {:.2f} us per op  ratio {:.3f}x\n", med(on_c), med(on_c) / med(off_c));
+  fmt::print("  CPU of all threads per op, untraced: {:.2f} us, traced: {:.2f} us  ratio {:.3f}x (target <= 1.05x: {})\n",
+             med(off_cpu), med(on_cpu), med(on_cpu) / med(off_cpu), med(on_cpu) <= 1.05 * med(off_cpu) ? "met" : "missed");
   // Per operation: one send per shard on the caller, an admit and a program span per shard on the devices.
   const double hooks_per_op = 3.0 * static_cast<double>(n);
   fmt::print("  a disabled hook: {:.2f} ns (thread CPU time); {} hooks per op = {:.4f} us, ratio {:.4f}x of the untraced dispatch\n", hook,
