@@ -1,8 +1,12 @@
 // `actormesh info`: what this build was configured with, the devices a runtime finds, and why
-// there are no GPUs when there are none.
+// there are no GPUs when there are none; with --watch, the live counters of a running cluster
+// (tools/info_watch.hpp).
 #include "tools/commands.hpp"
+#include "tools/info_watch.hpp"
+#include "tools/progress_display.hpp"
 
 #include "actormesh/build_config.hpp"
+#include "actors/errors.hpp"
 #include "devices/runtime.hpp"
 
 #if AM_HAVE_CUDA
@@ -11,6 +15,8 @@
 
 #include <fmt/ostream.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <memory>
 
 namespace am::tools {
@@ -20,6 +26,10 @@ namespace {
 struct info_args {
   int cpu_devices = 0;
   bool no_gpus = false;
+  bool watch = false;
+  std::string coordinator;
+  int count = 0;
+  double interval = 1.0;
 };
 
 void print_build(std::ostream& out) {
@@ -76,7 +86,30 @@ void add_info_command(CLI::App& app, std::ostream& out) {
   auto* cmd = app.add_subcommand("info", "Print the build configuration and the devices found");
   cmd->add_option("--cpu-devices", args->cpu_devices, "Number of virtual CPU devices (default 8)");
   cmd->add_flag("--no-gpus", args->no_gpus, "Do not look for GPUs");
+  cmd->add_flag("--watch", args->watch,
+                "Print the live counters of every process of a running cluster (asked of its coordinator), "
+                "refreshed in place on a terminal");
+  cmd->add_option("--coordinator", args->coordinator,
+                  "With --watch: HOST:PORT of the cluster's process 0 (default: AM_COORDINATOR)");
+  cmd->add_option("--count", args->count, "With --watch: refreshes before it ends (default 0: until the cluster ends)")
+    ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--interval", args->interval, "With --watch: seconds between refreshes (default 1)")
+    ->check(CLI::Range(0.05, 3600.0));
   cmd->callback([args, &out] {
+    if (args->watch) {
+      watch_options w;
+      w.coordinator = args->coordinator;
+      if (w.coordinator.empty())
+        if (const char* env = std::getenv("AM_COORDINATOR"))
+          w.coordinator = env;
+      if (w.coordinator.empty())
+        throw value_error("info --watch: which cluster? Give --coordinator HOST:PORT or AM_COORDINATOR (start the "
+                          "program under `actormesh launch --coordinator-port PORT` to know its port)");
+      w.count = args->count;
+      w.interval_seconds = args->interval;
+      watch_cluster(w, out, is_terminal(out));
+      return;
+    }
     print_build(out);
     print_runtime(out, *args);
   });

@@ -9,7 +9,11 @@
 namespace am::tools {
 
 bool is_terminal(const std::ostream& out) {
-  return &out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
+  if (&out == &std::cout)
+    return ::isatty(STDOUT_FILENO) == 1;
+  if (&out == &std::cerr || &out == &std::clog)
+    return ::isatty(STDERR_FILENO) == 1;
+  return false;
 }
 
 progress_display::progress_display(std::ostream& out, bool terminal, const char* what)

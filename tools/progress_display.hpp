@@ -1,5 +1,7 @@
-/// A progress display for long commands: a bar redrawn in place on a terminal, plain lines (one
-/// every 10%) anywhere else, so logs and pipes get no carriage returns.
+/// A progress display for long commands, demos and benchmarks: a bar redrawn in place on a
+/// terminal, plain lines (one every 10%) anywhere else, so logs and pipes get no carriage returns.
+/// Its own small library (am_progress), so that programs outside the command-line tool link it too.
+/// (Debian 12 packages no C++ progress-bar library, so this one is ours.)
 #pragma once
 
 #include <chrono>
@@ -8,7 +10,8 @@
 
 namespace am::tools {
 
-/// True when `out` is the process's standard output and that is a terminal.
+/// True when `out` is std::cout and standard output is a terminal, or std::cerr (std::clog) and
+/// standard error is one.
 bool is_terminal(const std::ostream& out);
 
 /// Shows done/total of a job on `out`.

@@ -4,6 +4,7 @@
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "actors/future.hpp"
+#include "observability/stats_wire.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
@@ -182,6 +183,8 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
       sh.call_servers[p] = std::move(server);
     },
     [self](heartbeat_atom) { self->state.last_answer = clock::now(); },
+    // `actormesh info --watch`, through the supervisor: this process's live counters.
+    [self](stats::stats_atom) { return stats::answer_stats_request(self->state.shared->process); },
     [self](tick_atom) {
       auto& st = self->state;
       self->send(st.supervisor, heartbeat_atom::value, static_cast<std::int32_t>(st.shared->process));

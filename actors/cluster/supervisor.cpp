@@ -4,6 +4,7 @@
 #include "actors/cluster/membership.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
+#include "observability/stats_wire.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
@@ -593,6 +594,16 @@ caf::behavior supervisor_behavior(supervisor_actor* self, supervisor_config conf
     },
     [self](leave_atom, std::int32_t p, std::uint64_t req) { guarded("leave", [&] { self->state.on_leave(p, req); }); },
     [self](tick_atom) { guarded("tick", [&] { self->state.on_tick(); }); },
+    // From anyone who reaches the coordinator (`actormesh info --watch`): every process's counters.
+    [self](stats::stats_request_atom, std::int64_t timeout_ms) {
+      std::vector<std::pair<int, caf::actor>> clients;
+      for (std::size_t p = 0; p < self->state.members.size(); ++p) {
+        auto& m = self->state.members[p];
+        clients.emplace_back(static_cast<int>(p), m.status == member_status::joined ? m.client : caf::actor{});
+      }
+      auto timeout = std::chrono::milliseconds(std::clamp<std::int64_t>(timeout_ms, 1, 60000));
+      return stats::gather_stats(self, std::move(clients), timeout);
+    },
   };
 }
 

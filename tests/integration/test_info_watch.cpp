@@ -1,0 +1,107 @@
+// `actormesh info --watch` against a real running cluster (issue 12 item 3): two processes of
+// tests/programs/stats_load keep their devices and host lanes busy; the watch, another process,
+// asks their mesh supervisor for every process's counters, refreshes --count times and ends by
+// itself; then the cluster ends and a watch of it says no cluster answers. Everything bounded.
+#include "support/process.hpp"
+#include "support/process_group.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+bool wait_for_output(am::testing::process_group& group, const std::string& text, std::chrono::seconds bound) {
+  auto deadline = std::chrono::steady_clock::now() + bound;
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      all = all && group[i].output().find(text) != std::string::npos;
+    if (all)
+      return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("info --watch prints every process's live counters of a running cluster and stops by itself",
+          "[info_watch]") {
+  auto stop = std::filesystem::temp_directory_path() / ("am_info_watch_stop_" + std::to_string(::getpid()));
+  std::filesystem::remove(stop);
+  int port = am::testing::free_loopback_port();
+  am::testing::process_group group;
+  for (int p = 0; p < 2; ++p)
+    group.start({std::string(AM_TEST_PROGRAM_DIR) + "/stats_load", stop.string()},
+                am::testing::cluster_env(p, 2, port, 2));
+  REQUIRE(wait_for_output(group, "formed", 30s));
+
+  std::string coordinator = "127.0.0.1:" + std::to_string(port);
+  auto watch = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
+                                          + " --count 3 --interval 0.3",
+                                        60);
+  INFO(watch.output);
+  CHECK(watch.status == 0);
+  CHECK(occurrences(watch.output, "cluster at " + coordinator + ": 2 processes (refresh ") == 3);
+  CHECK(watch.output.find("(refresh 3 of 3)") != std::string::npos);
+  CHECK(watch.output.find("\x1b[") == std::string::npos); // not a terminal: plain blocks
+  CHECK(occurrences(watch.output, "process 0  up ") == 3);
+  CHECK(occurrences(watch.output, "process 1  up ") == 3);
+  CHECK(watch.output.find("no counters") == std::string::npos);
+  // Every device line of the last refresh shows calls done; each process has its host lane.
+  auto last = watch.output.substr(watch.output.rfind("(refresh 3 of 3)"));
+  std::regex device_line(R"(\n  (\S+) +(\d+) +(\d+) +(\d+) +(\S+) +)");
+  int devices = 0;
+  for (std::sregex_iterator it(last.begin(), last.end(), device_line), end; it != end; ++it) {
+    if ((*it)[1] == "device")
+      continue;
+    ++devices;
+    CHECK(std::stoull((*it)[3]) > 0);                             // done
+    CHECK(std::stoull((*it)[2]) >= std::stoull((*it)[3]));        // queued >= done
+  }
+  CHECK(devices == 4); // 2 processes x 2 devices
+  CHECK(occurrences(last, "  lane of caller ") >= 2);
+
+  std::ofstream(stop) << "stop\n";
+  bool ended = group.wait(30s);
+  INFO(group.all_output());
+  REQUIRE(ended);
+  for (std::size_t i = 0; i < group.size(); ++i)
+    CHECK(group[i].status == 0);
+  std::filesystem::remove(stop);
+
+  // The cluster is gone: a watch says so (after its connect timeout) instead of waiting forever.
+  auto gone = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
+                                         + " --count 1",
+                                       60);
+  INFO(gone.output);
+  CHECK(gone.status == 2);
+  CHECK(gone.output.find("no cluster answers at " + coordinator) != std::string::npos);
+}
+
+TEST_CASE("info --watch refuses a missing or malformed coordinator address", "[info_watch]") {
+  auto none = am::testing::run_command("env -u AM_COORDINATOR " + std::string(AM_TOOL_PATH) + " info --watch", 30);
+  CHECK(none.status == 2);
+  CHECK(none.output.find("which cluster?") != std::string::npos);
+  auto bad = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator nowhere", 30);
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("must be HOST:PORT") != std::string::npos);
+  auto zero = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator 127.0.0.1:1 --interval 0", 30);
+  CHECK(zero.status == 2);
+}
