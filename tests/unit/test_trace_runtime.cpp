@@ -3,6 +3,7 @@
 // while calls are in flight; the file is written at stop, valid, well nested, and its counts match.
 #include <actormesh.hpp>
 
+#include "support/programs.hpp"
 #include "support/trace_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -94,5 +95,41 @@ TEST_CASE("trace: a stop while calls are in flight still writes a valid trace", 
     CHECK(t.nesting_error.empty());
     CHECK(t.count("device") > 0);
   }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: a call waiting for its input is traced as admit, stall, resume, then its program",
+          "[unit][trace]") {
+  const auto path = trace_temp_path("stall.json");
+  {
+    am::runtime rt(traced(path, 2));
+    auto d = am::devices()[1];
+    am::promise<am::buffer_ref> input; // resolved later: the call stalls on device 1
+    auto out = am::execute(d, am::testing::step_program(1), {input.get_future()})[0];
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Uploaded by another thread: this thread's later calls to the device wait behind the stalled one.
+    std::thread other([&] {
+      std::vector<std::byte> bytes(4 * sizeof(std::int64_t));
+      input.set_value(am::upload(d, bytes, {am::dtype::int64, {4}}).get(std::chrono::seconds(10)));
+    });
+    other.join();
+    out.get(std::chrono::seconds(10));
+  }
+  auto t = read_trace_file(path);
+  CHECK(t.nesting_error.empty());
+  CHECK(t.count("lane", "stall") == 1);
+  CHECK(t.count("lane", "resume") >= 1);
+  double stall = -1, resume = -1, program = -1;
+  for (auto& e : t.events) {
+    if (e.name == "stall")
+      stall = e.ts;
+    if (e.name == "resume" && resume < 0)
+      resume = e.ts;
+    if (e.name == "step1")
+      program = e.ts;
+  }
+  CHECK(stall >= 0);
+  CHECK(resume >= stall + 40000); // the input came about 50 ms later
+  CHECK(program >= resume);
   std::filesystem::remove(path);
 }
