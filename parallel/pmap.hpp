@@ -1,8 +1,9 @@
 /// pmap (jax.pmap): one function run on every device over its slice of the mapped arguments, with
 /// collectives (parallel/collectives.hpp) between the devices. The function is traced once per
 /// input signature on one device's slice; the plan has one program per device, and each
-/// collective is a stage between programs (no device waits inside a program for another). jit
-/// inside is implied; grad and vmap compose inside the pmapped function.
+/// collective is a stage between programs (no device waits inside a program for another): the
+/// reductions (psum, pmean, pmax, pmin) run between the programs on one buffer shared by the
+/// process's devices, all-reduced across processes by the collectives engine. jit inside is implied; grad and vmap compose inside the pmapped function.
 ///
 ///     auto step = am::pmap(parallel_update_step, "devices", {am::none, am::none, 0, 0}, {am::none});
 ///     auto sharded_x = am::device_put(x_data, devices);   // [2, 4] over 2 devices
@@ -55,8 +56,8 @@ public:
     return detail::pmap_lowered_text(*state_, fn, inputs);
   }
 
-  /// Number of distinct signatures traced so far.
-  std::size_t cache_size() const { return state_->cache->size(); }
+  /// Number of distinct signatures traced so far (with collective stages or as one plan).
+  std::size_t cache_size() const { return detail::pmap_cache_size(*state_); }
 
 private:
   template <std::size_t... I>

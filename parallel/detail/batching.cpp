@@ -143,30 +143,48 @@ array as_mapped(const batched& b, const batch_axis& axis) {
   return broadcast_to(reshape(b.value, one), shape, mapped_layout(axis, b.value));
 }
 
-std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args,
-                                    const batch_axis& axis) {
+std::vector<batched> batch_nodes(const traced_function& fn, const std::vector<std::pair<int, batched>>& known,
+                                 const std::vector<int>& wanted, const batch_axis& axis) {
   auto& g = fn.g;
   std::vector<std::optional<batched>> values(g.nodes.size());
   for (std::size_t k = 0; k < g.inputs.size(); ++k) {
-    auto id = static_cast<std::size_t>(g.inputs[k]);
-    if (k < args.size())
-      values[id] = args[k];
-    else
-      values[id] = batched{fn.captured.at(k - args.size()), false};
+    auto captured = static_cast<std::ptrdiff_t>(k) - static_cast<std::ptrdiff_t>(g.inputs.size() - fn.captured.size());
+    if (captured >= 0)
+      values[static_cast<std::size_t>(g.inputs[k])] = batched{fn.captured.at(static_cast<std::size_t>(captured)), false};
   }
+  for (auto& [id, v] : known)
+    values.at(static_cast<std::size_t>(id)) = v;
+  // What the wanted nodes reach without going through a value already there.
+  std::vector<char> needed(g.nodes.size(), 0);
+  for (int w : wanted)
+    needed.at(static_cast<std::size_t>(w)) = 1;
+  for (std::size_t i = g.nodes.size(); i-- > 0;)
+    if (needed[i] && !values[i])
+      for (int m : g.nodes[i].operands)
+        needed[static_cast<std::size_t>(m)] = 1;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!needed[i] || values[i])
+      continue;
     auto& n = g.nodes[i];
     if (n.kind == node_kind::input)
-      continue;
+      throw runtime_error("internal: a replay needs input node " + std::to_string(i) + " it was not given");
     std::vector<batched> in;
     for (int m : n.operands)
       in.push_back(*values[static_cast<std::size_t>(m)]);
     values[i] = replay(n, in, axis);
   }
   std::vector<batched> out;
-  for (int o : g.outputs)
-    out.push_back(*values[static_cast<std::size_t>(o)]);
+  for (int w : wanted)
+    out.push_back(*values[static_cast<std::size_t>(w)]);
   return out;
+}
+
+std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args,
+                                    const batch_axis& axis) {
+  std::vector<std::pair<int, batched>> known;
+  for (std::size_t k = 0; k < args.size(); ++k)
+    known.emplace_back(fn.g.inputs.at(k), args[k]);
+  return batch_nodes(fn, known, fn.g.outputs, axis);
 }
 
 } // namespace am::detail

@@ -32,6 +32,12 @@ struct batch_axis {
 std::vector<batched> batch_function(const traced_function& fn, const std::vector<batched>& args,
                                     const batch_axis& axis);
 
+/// Replays only what `wanted` (node ids of `fn`'s graph) needs, starting from `known` (node id ->
+/// value, inputs included; captured arrays are used where needed and not known): the segments of a
+/// pmap with collective stages (staged_pmap.hpp). Returns the values of `wanted`, in order.
+std::vector<batched> batch_nodes(const traced_function& fn, const std::vector<std::pair<int, batched>>& known,
+                                 const std::vector<int>& wanted, const batch_axis& axis);
+
 /// `b` as a mapped value (an unmapped one is broadcast along a new dim 0).
 array as_mapped(const batched& b, const batch_axis& axis);
 

@@ -63,6 +63,7 @@ namespace {
 struct prepared_call {
   std::vector<array> global;
   array_function body;
+  staged_call staged; ///< the same call for the staged path
 };
 
 prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<array>& args) {
@@ -71,6 +72,9 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
   auto devices = devices_for(s, size);
   auto* layouts = &layouts_for(s, devices); // map nodes stay where they are
   prepared_call call;
+  call.staged = staged_call{&f, {}, {}, size, s.axis_name, s.out_axes, layouts->stacked, layouts->replicated};
+  for (auto& a : in_axes)
+    call.staged.mapped.push_back(a.mapped());
   // One slice per device along dim 0 for mapped arguments, a copy on every device for the others.
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (!in_axes[k].mapped()) {
@@ -117,8 +121,13 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
 
 std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
   auto call = prepare(s, f, args);
+  call.staged.global = call.global;
+  if (auto staged = run_staged(*s.staged, call.staged))
+    return std::move(*staged);
   return s.cache->call(call.global, call.body);
 }
+
+std::size_t pmap_cache_size(const pmap_state& s) { return s.cache->size() + staged_programs(*s.staged); }
 
 std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<array>& args) {
   auto call = prepare(s, f, args);

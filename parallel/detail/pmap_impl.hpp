@@ -5,6 +5,7 @@
 
 #include "actors/device_info.hpp"
 #include "parallel/axis_spec.hpp"
+#include "parallel/detail/staged_pmap.hpp"
 #include "parallel/detail/tracing.hpp"
 
 #include <map>
@@ -28,6 +29,7 @@ struct pmap_state {
   axis_specs out_axes;
   std::vector<device> devices;  ///< as given (empty: the first local devices)
   std::shared_ptr<plan_cache> cache = std::make_shared<plan_cache>("pmap");
+  std::shared_ptr<staged_cache> staged = make_staged_cache(); ///< the same function with collective stages
   std::mutex mutex;
   std::map<std::vector<int>, pmap_layouts> layouts; ///< by device ids, so plans stay cached
 };
@@ -37,6 +39,9 @@ std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::
 
 /// The per-device programs of the plan for these arguments (traces on a miss), for inspection.
 std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<array>& args);
+
+/// Signatures traced so far: the staged programs and the one-plan ones.
+std::size_t pmap_cache_size(const pmap_state& s);
 
 /// The layout of pmap's inputs and outputs over `devices`: dim 0 split one slice per device.
 sharding_ptr stacked_layout(const std::vector<device>& devices, const std::string& axis_name);

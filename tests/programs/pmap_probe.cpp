@@ -11,14 +11,19 @@
 //                                    print the error that ends their step ("error <kind>: ...")
 //   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
 //                                    print the error ("error <kind>: ...")
+//   pmap_probe threads ROUNDS        two threads at once, thread t psumming over the devices of local
+//                                    ordinal t of every process, ROUNDS times each; prints
+//                                    "threads: N correct of M" 
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -128,6 +133,43 @@ void mismatch() {
   say("psum: " + values(summed.to_host()));
 }
 
+/// Two threads, each with its own device list (local ordinal t of every process), psumming at
+/// once: each list has its own stage worker and communicator, so the threads need no order
+/// between them; every result is checked.
+void threads(long rounds) {
+  std::atomic<long> correct{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 2; ++t)
+    pool.emplace_back([&, t] {
+      std::vector<am::device> devices;
+      for (auto& d : am::devices())
+        if (d.local_ordinal == t)
+          devices.push_back(d);
+      auto n = static_cast<std::int64_t>(devices.size());
+      auto f = am::pmap([](const array& a) { return am::psum(a, "i"); }, "i", {0}, {am::none}, devices);
+      try {
+        for (long r = 0; r < rounds; ++r) {
+          double base = t * 1000.0 + static_cast<double>(r) * 10.0;
+          std::vector<double> v;
+          for (std::int64_t i = 0; i < n; ++i)
+            for (int j = 0; j < 3; ++j)
+              v.push_back(base + static_cast<double>(i));
+          auto got = f(am::device_put(am::host_array::from_vector(v, {n, 3}), devices)).to_host();
+          double expected = static_cast<double>(n) * base + static_cast<double>(n * (n - 1) / 2);
+          bool ok = true;
+          for (double x : got.to_vector<double>())
+            ok = ok && x == expected;
+          correct += ok ? 1 : 0;
+        }
+      } catch (const std::exception& e) {
+        am::testing::report(e);
+      }
+    });
+  for (auto& th : pool)
+    th.join();
+  say("threads: " + std::to_string(correct.load()) + " correct of " + std::to_string(2 * rounds));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -140,10 +182,12 @@ int main(int argc, char** argv) {
       collectives();
     else if (mode == "mismatch")
       mismatch();
+    else if (mode == "threads" && argc > 2)
+      threads(std::atol(argv[2]));
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch\n");
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | threads ROUNDS\n");
       return 2;
     }
   } catch (const std::exception& e) {

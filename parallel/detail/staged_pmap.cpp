@@ -1,0 +1,324 @@
+#include "parallel/detail/staged_pmap.hpp"
+
+#include "actors/errors.hpp"
+#include "devices/collectives/stage_reduction.hpp"
+#include "devices/detail/runtime_impl.hpp"
+#include "parallel/detail/axis_env.hpp"
+#include "parallel/detail/batching.hpp"
+#include "parallel/detail/batching_collectives.hpp"
+#include "parallel/detail/collective_node.hpp"
+#include "parallel/detail/mapping.hpp"
+#include "sharding/detail/addressable.hpp"
+#include "sharding/detail/array_state.hpp"
+#include "sharding/detail/elementwise.hpp"
+#include "sharding/detail/trace.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace am::detail {
+
+namespace {
+
+/// One segment: the programs between two stages.
+struct segment {
+  std::vector<int> externals; ///< nodes it takes as inputs (arguments, stages, earlier segments)
+  std::vector<int> wanted;    ///< nodes it computes for later segments, stages or the outputs
+  plan_cache plans{"pmap.segment"};
+  std::mutex mutex;
+  std::vector<char> mapped;   ///< per wanted node, known once traced
+};
+
+/// The staged form of the function for one signature.
+struct staged_program {
+  bool staged = false; ///< false: no stage (the one-plan path runs it)
+  traced_function traced;
+  std::vector<std::vector<int>> stages; ///< before segment k: the reductions run there, in node order
+  std::vector<std::unique_ptr<segment>> segments;
+};
+
+/// The reduction a node is, when it can be a stage over the axis `name`.
+std::optional<reduce_op> stage_op(const node& n, const std::string& name) {
+  if (n.kind != node_kind::collective || name.empty())
+    return std::nullopt;
+  auto& c = collective_of(n);
+  if (c.axis_name != name)
+    return std::nullopt;
+  std::optional<reduce_op> op;
+  switch (c.kind) {
+    case collective_kind::psum: op = reduce_op::sum; break;
+    case collective_kind::pmean: op = reduce_op::mean; break;
+    case collective_kind::pmax: op = reduce_op::max; break;
+    case collective_kind::pmin: op = reduce_op::min; break;
+    default: return std::nullopt;
+  }
+  if (!stage_reduces(n.type, *op))
+    return std::nullopt;
+  return op;
+}
+
+/// Cuts the traced graph at its stages (see the header).
+void analyse(staged_program& p, std::size_t arguments, const std::string& name) {
+  auto& g = p.traced.g;
+  auto count = g.nodes.size();
+  std::vector<char> candidate(count, 0), live(count, 0), argument(count, 0), captured(count, 0);
+  for (std::size_t k = 0; k < g.inputs.size(); ++k)
+    (k < arguments ? argument : captured)[static_cast<std::size_t>(g.inputs[k])] = 1;
+  for (std::size_t i = 0; i < count; ++i)
+    candidate[i] = stage_op(g.nodes[i], name).has_value();
+  for (int o : g.outputs)
+    live[static_cast<std::size_t>(o)] = 1;
+  for (std::size_t i = count; i-- > 0;)
+    if (live[i])
+      for (int m : g.nodes[i].operands)
+        live[static_cast<std::size_t>(m)] = 1;
+  std::vector<int> phase(count, 0);
+  int last = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    for (int m : g.nodes[i].operands)
+      phase[i] = std::max(phase[i], phase[static_cast<std::size_t>(m)]);
+    if (candidate[i] && live[i]) {
+      phase[i] += 1;
+      any = true;
+    }
+    if (live[i])
+      last = std::max(last, phase[i]);
+  }
+  for (int o : g.outputs)
+    if (captured[static_cast<std::size_t>(o)])
+      return; // an output that is a captured array: the one-plan path places it
+  if (!any)
+    return;
+  // A node is exported by its segment when a later segment, a stage or the outputs use it.
+  std::vector<char> exported(count, 0);
+  for (int o : g.outputs)
+    exported[static_cast<std::size_t>(o)] = 1;
+  for (std::size_t i = 0; i < count; ++i)
+    if (live[i])
+      for (int m : g.nodes[i].operands)
+        if (candidate[i] || phase[static_cast<std::size_t>(m)] < phase[i])
+          exported[static_cast<std::size_t>(m)] = 1;
+  auto materialized = [&](std::size_t i, int segment_phase) {
+    return argument[i] || (candidate[i] && live[i]) || (exported[i] && phase[i] < segment_phase);
+  };
+  p.stages.assign(static_cast<std::size_t>(last) + 1, {});
+  for (int k = 0; k <= last; ++k) {
+    auto s = std::make_unique<segment>();
+    for (std::size_t i = 0; i < count; ++i)
+      if (live[i] && exported[i] && phase[i] == k && !argument[i] && !captured[i] && !candidate[i])
+        s->wanted.push_back(static_cast<int>(i));
+    std::vector<char> reached(count, 0);
+    for (int w : s->wanted)
+      reached[static_cast<std::size_t>(w)] = 1;
+    for (std::size_t i = count; i-- > 0;) {
+      if (!reached[i])
+        continue;
+      if (materialized(i, k)) {
+        s->externals.push_back(static_cast<int>(i));
+        continue;
+      }
+      for (int m : g.nodes[i].operands)
+        reached[static_cast<std::size_t>(m)] = 1;
+    }
+    std::reverse(s->externals.begin(), s->externals.end());
+    p.segments.push_back(std::move(s));
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    if (candidate[i] && live[i])
+      p.stages[static_cast<std::size_t>(phase[i])].push_back(static_cast<int>(i));
+  p.staged = true;
+}
+
+std::atomic<bool>& stages_enabled() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("AM_PMAP_STAGES");
+    return v == nullptr || std::string(v) != "0";
+  }()};
+  return on;
+}
+
+/// Whether stages can run this call here (else the one-plan path runs it).
+bool can_stage(const staged_call& call) {
+  if (!stages_enabled().load(std::memory_order_relaxed))
+    return false;
+  if (current_trace() != nullptr)
+    return false;
+  for (auto& a : call.global)
+    if (a.is_tracer())
+      return false;
+  if (current_runtime()->workers())
+    return false; // single-controller: the workers run no stage (the plan's transfers serve it)
+  for (auto& d : call.stacked->device_assignment())
+    if (d.platform != am::platform::cpu)
+      return false; // CUDA devices: NCCL stages are not wired to pmap yet
+  return true;
+}
+
+std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_call& call);
+
+} // namespace
+
+struct staged_cache {
+  mutable std::mutex mutex;
+  std::map<std::string, std::shared_ptr<staged_program>> programs;
+};
+
+std::size_t staged_programs(const staged_cache& cache) {
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  std::size_t n = 0;
+  for (auto& [key, p] : cache.programs)
+    n += p->staged ? 1 : 0;
+  return n;
+}
+
+void set_stages_enabled(bool on) noexcept { stages_enabled().store(on); }
+
+std::shared_ptr<staged_cache> make_staged_cache() { return std::make_shared<staged_cache>(); }
+
+namespace {
+
+std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_call& call) {
+  auto key = signature_key(call.global);
+  {
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    auto it = cache.programs.find(key);
+    if (it != cache.programs.end())
+      return it->second;
+  }
+  auto p = std::make_shared<staged_program>();
+  std::vector<array> slices;
+  for (std::size_t k = 0; k < call.global.size(); ++k) {
+    auto shape = call.global[k].shape();
+    if (call.mapped[k])
+      shape.erase(shape.begin());
+    slices.push_back(abstract_array(shape, call.global[k].dtype(), call.replicated));
+  }
+  {
+    axis_scope scope({call.axis_name, call.size, call.replicated});
+    p->traced = trace_function(*call.f, slices);
+  }
+  analyse(*p, call.global.size(), call.axis_name);
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  return cache.programs.emplace(key, p).first->second;
+}
+
+/// A reduction stage on `operand` (mapped: [B, slice...], one slice per device): its result on
+/// every device, replicated, resolved when the stage ran.
+array reduction(reduce_op op, const array& operand, const staged_call& call) {
+  auto shards = concrete_state(operand).shards();
+  shape_t slice(operand.shape().begin() + 1, operand.shape().end());
+  std::vector<std::pair<std::int64_t, shard_future>> local;
+  std::set<int> processes;
+  std::vector<int> ids;
+  for (auto& d : call.stacked->device_assignment()) {
+    processes.insert(d.process_index);
+    ids.push_back(d.id);
+  }
+  for (auto& sh : *shards)
+    if (is_addressable(sh.device))
+      local.emplace_back(sh.index.at(0).start, sh.data);
+  std::sort(local.begin(), local.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  reduction_stage stage;
+  stage.op = op;
+  stage.type = operand.dtype();
+  stage.shape = slice;
+  stage.total_parts = static_cast<int>(call.size);
+  stage.devices = std::move(ids);
+  stage.processes.assign(processes.begin(), processes.end());
+  for (auto& [position, f] : local)
+    stage.parts.push_back(f);
+  std::vector<shard> out;
+  for (auto& pl : call.replicated->shard_placements(slice)) {
+    shard_future data;
+    if (is_addressable(pl.device)) {
+      promise<buffer_ref> done;
+      data = done.get_future();
+      stage.results.emplace_back(pl.device.id, std::move(done));
+    } else {
+      data = remote_shard(pl.device);
+    }
+    out.push_back({pl.device, pl.index, pl.replica_id, std::move(data)});
+  }
+  if (!stage.results.empty())
+    issue_reduction(*current_runtime(), std::move(stage));
+  auto s = std::make_shared<array_state>();
+  s->shape = slice;
+  s->type = operand.dtype();
+  s->layout = call.replicated;
+  s->set_shards(std::move(out));
+  return array(std::move(s));
+}
+
+/// Runs segment `s` on the values it takes; records the values it exports.
+void run_segment(segment& s, const staged_program& p, std::map<int, batched>& values, const staged_call& call,
+                 const batch_axis& axis) {
+  std::vector<array> inputs;
+  std::vector<char> mapped;
+  for (int e : s.externals) {
+    auto& v = values.at(e);
+    inputs.push_back(v.value);
+    mapped.push_back(v.mapped ? 1 : 0);
+  }
+  auto body = [&](const std::vector<array>& tracers) {
+    std::vector<std::pair<int, batched>> known;
+    for (std::size_t k = 0; k < tracers.size(); ++k)
+      known.emplace_back(s.externals[k], batched{tracers[k], mapped[k] != 0});
+    auto outs = batch_nodes(p.traced, known, s.wanted, axis);
+    std::vector<array> result;
+    std::vector<char> flags;
+    for (auto& o : outs) {
+      result.push_back(broadcast_to(o.value, o.value.shape(), o.mapped ? call.stacked : call.replicated));
+      flags.push_back(o.mapped ? 1 : 0);
+    }
+    std::lock_guard<std::mutex> guard(s.mutex);
+    s.mapped = flags;
+    return result;
+  };
+  auto outs = s.plans.call(inputs, body);
+  std::vector<char> flags;
+  {
+    std::lock_guard<std::mutex> guard(s.mutex);
+    flags = s.mapped;
+  }
+  for (std::size_t k = 0; k < s.wanted.size(); ++k)
+    values[s.wanted[k]] = batched{outs.at(k), flags.at(k) != 0};
+}
+
+} // namespace
+
+std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_call& call) {
+  if (!can_stage(call))
+    return std::nullopt;
+  auto p = program_for(cache, call);
+  if (!p->staged)
+    return std::nullopt;
+  auto& g = p->traced.g;
+  std::map<int, batched> values;
+  for (std::size_t k = 0; k < call.global.size(); ++k)
+    values[g.inputs.at(k)] = batched{call.global[k], call.mapped[k]};
+  batch_axis axis{call.axis_name, call.size, call.stacked, call.stacked};
+  for (std::size_t k = 0; k < p->segments.size(); ++k) {
+    for (int c : p->stages[k]) {
+      auto& n = g.nodes[static_cast<std::size_t>(c)];
+      auto& operand = values.at(n.operands.at(0));
+      if (operand.mapped)
+        values[c] = batched{reduction(*stage_op(n, call.axis_name), operand.value, call), false};
+      else
+        values[c] = batch_collective(n, {operand}, axis); // the same on every device: no communication
+    }
+    if (!p->segments[k]->wanted.empty())
+      run_segment(*p->segments[k], *p, values, call, axis);
+  }
+  auto out_axes = match_axes(call.out_axes, g.outputs.size(), "pmap", "out_axes");
+  std::vector<array> result;
+  for (std::size_t k = 0; k < g.outputs.size(); ++k)
+    result.push_back(place_output(values.at(g.outputs[k]), out_axes[k], axis, "pmap"));
+  return result;
+}
+
+} // namespace am::detail

@@ -1,0 +1,172 @@
+// pmap's reductions as collective stages between the per-device programs (parallel/detail/
+// staged_pmap.hpp): one buffer shared by every device for a replicated result, the same values
+// bit for bit as the one-plan path (detail::set_stages_enabled(false)), reductions of
+// unmapped values, stages in the middle of a function and in a training step, and many threads.
+#include "grad_test_support.hpp"
+
+#include "parallel/detail/staged_pmap.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+using namespace am;
+using namespace am::testing;
+using namespace grad_test;
+
+namespace {
+
+std::vector<device> eight() { return am::devices(platform::cpu); }
+
+/// Bytes of every element, to compare bit for bit (NaNs included).
+std::vector<unsigned char> bits(const array& a) {
+  auto h = a.to_host();
+  std::vector<unsigned char> out(h.nbytes());
+  std::memcpy(out.data(), h.bytes().data(), out.size());
+  return out;
+}
+
+/// Runs `f` with the staged path off (one plan, as inside a trace), restoring it after.
+template <class F>
+auto one_plan(const F& f) {
+  detail::set_stages_enabled(false);
+  struct restore {
+    ~restore() { detail::set_stages_enabled(true); }
+  } r;
+  return f();
+}
+
+/// `f` under pmap over 8 devices with stages and as one plan.
+template <class F>
+void check_same_as_one_plan(const F& f, const array& x) {
+  auto mapped = pmap(f, "i");
+  auto staged = bits(mapped(x));
+  CHECK(staged == bits(one_plan([&] { return mapped(x); })));
+}
+
+} // namespace
+
+TEST_CASE("a psum over 8 devices is one buffer that every device shares", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  auto h = sample({8, 1000}, 7).astype(dtype::float32);
+  auto x = device_put(h, eight());
+  auto r = pmap([](const array& a) { return psum(a, "i"); }, "i", {0}, {none})(x);
+  CHECK(r.shape() == shape_t{1000});
+  auto shards = r.addressable_shards();
+  REQUIRE(shards.size() == 8);
+  std::set<int> devices;
+  for (auto& s : shards) {
+    auto b = s.data.get();
+    CHECK(b->data() == shards[0].data.get()->data());
+    CHECK(b->device_id() == s.device.id);
+    devices.insert(s.device.id);
+  }
+  CHECK(devices.size() == 8);
+  // The sum in device order, as numpy sums float32 rows one after another.
+  auto v = h.to_vector<float>();
+  std::vector<float> expected(1000, 0.0f);
+  for (int j = 0; j < 1000; ++j) {
+    float acc = v[static_cast<std::size_t>(j)];
+    for (int d = 1; d < 8; ++d)
+      acc += v[static_cast<std::size_t>(d * 1000 + j)];
+    expected[static_cast<std::size_t>(j)] = acc;
+  }
+  CHECK(r.to_host().to_vector<float>() == expected);
+}
+
+TEST_CASE("staged reductions give the one-plan path's values bit for bit", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  for (auto type : {dtype::float32, dtype::float64}) {
+    INFO(static_cast<int>(type));
+    auto x = device_put(sample({8, 3, 700}, 11).astype(type), eight());
+    check_same_as_one_plan([](const array& a) { return a - psum(a, "i"); }, x);
+    check_same_as_one_plan([](const array& a) { return pmean(tanh(a) * 2.0, "i") * a; }, x);
+    check_same_as_one_plan([](const array& a) { return psum(psum(a, "i") * a, "i"); }, x);
+    check_same_as_one_plan([](const array& a) { return pmax(a, "i") - pmin(exp(a), "i"); }, x);
+    check_same_as_one_plan([](const array& a) { return all_gather(pmean(a, "i"), "i") + 1.0; }, x);
+    check_same_as_one_plan([](const array& a) { return sum(pmean(a, "i")) * a + psum(sum(a), "i"); }, x);
+  }
+}
+
+TEST_CASE("pmax and pmin stages let NaN win", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  std::vector<double> v(8 * 4, 1.0);
+  v[9] = std::numeric_limits<double>::quiet_NaN(); // device 2, element 1
+  auto x = device_put(host_array::from_vector(v, {8, 4}), eight());
+  auto mx = values(pmap([](const array& a) { return pmax(a, "i"); }, "i", {0}, {none})(x));
+  auto mn = values(pmap([](const array& a) { return pmin(a, "i"); }, "i", {0}, {none})(x));
+  CHECK(std::isnan(mx[1]));
+  CHECK(std::isnan(mn[1]));
+  CHECK(mx[0] == 1.0);
+  CHECK(mn[3] == 1.0);
+}
+
+TEST_CASE("a reduction of an unmapped value needs no stage", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  auto x = device_put(sample({8, 5}, 3), eight());
+  auto b = host_array::from_vector(std::vector<double>{1, 2, 3, 4, 5}, {5});
+  auto f = pmap([](const array& a, const array& c) { return std::make_tuple(psum(c, "i"), pmean(c, "i"), a + psum(a, "i")); },
+                "i", {0, none}, {none, none, 0});
+  auto [s, m, t] = f(x, device_put(b, eight()[0]));
+  CHECK(values(s) == std::vector<double>{8, 16, 24, 32, 40});
+  CHECK(values(m) == std::vector<double>{1, 2, 3, 4, 5});
+  CHECK(all_close(values(t), values(x + sum(x, {0})), 1e-12, 1e-12));
+}
+
+TEST_CASE("a data-parallel training step with stages equals the one-plan step bit for bit", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  auto loss = [](const array& w, const array& xb, const array& yb) { return mean(square(tanh(matmul(xb, w)) - yb)); };
+  auto grads = grad(loss, {0});
+  auto step = [grads](const array& w, const array& xb, const array& yb) {
+    return w - pmean(grads(w, xb, yb), "d") * 0.1;
+  };
+  auto mapped = pmap(step, "d", {none, 0, 0}, {none});
+  auto w0 = device_put(sample({6, 4}, 21), eight()[0]);
+  auto xs = device_put(sample({8, 5, 6}, 22), eight());
+  auto ys = device_put(sample({8, 5, 4}, 23), eight());
+  auto a = w0, b = w0;
+  for (int k = 0; k < 5; ++k) {
+    a = mapped(a, xs, ys);
+    b = one_plan([&] { return mapped(b, xs, ys); });
+  }
+  CHECK(bits(a) == bits(b));
+}
+
+TEST_CASE("many threads calling one staged pmap each get their own reductions", "[pmap][stages][threads]") {
+  runtime rt(eight_cpus());
+  auto f = pmap([](const array& a) { return psum(a, "i") * 2.0; }, "i", {0}, {none});
+  constexpr int threads = 6, rounds = 15;
+  std::atomic<int> wrong{0}, errors{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        for (int r = 0; r < rounds; ++r) {
+          double v = t * 100 + r;
+          auto x = device_put(host_array::full({8, 3000}, v, dtype::float64), eight());
+          auto got = values(f(x));
+          if (got.size() != 3000 || got[0] != 16 * v || got[2999] != 16 * v)
+            ++wrong;
+        }
+      } catch (...) {
+        ++errors;
+      }
+    });
+  for (auto& th : pool)
+    th.join();
+  CHECK(wrong == 0);
+  CHECK(errors == 0);
+}
+
+TEST_CASE("stages keep integer and half-precision reductions exact", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  auto ints = device_put(host_array::arange(0.0, 16.0, 1.0, dtype::int32).reshape({8, 2}), eight());
+  auto s = pmap([](const array& a) { return psum(a, "i"); }, "i", {0}, {none})(ints);
+  CHECK(s.dtype() == dtype::int32);
+  CHECK(values(s) == std::vector<double>{56, 64});
+  auto halves = device_put(host_array::full({8, 3}, 0.5, dtype::float16), eight());
+  auto m = pmap([](const array& a) { return pmean(a, "i"); }, "i", {0}, {none})(halves);
+  CHECK(m.dtype() == dtype::float16);
+  CHECK(values(m) == std::vector<double>{0.5, 0.5, 0.5});
+}
