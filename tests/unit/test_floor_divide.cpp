@@ -171,3 +171,12 @@ TEST_CASE("the gradient of floor_divide is zero, as in JAX", "[grad][floor_divid
   auto k = grad([](const array& a) { return sum(floor_divide(7.0, a)); })(x);
   CHECK(values(k) == std::vector<double>(8, 0.0));
 }
+
+TEST_CASE("floor_divide under vmap gives each row's values", "[vmap][floor_divide]") {
+  runtime rt(eight_cpus());
+  std::vector<std::int64_t> xs{-7, -1, 0, 5, 7, 8, -8, 3};
+  auto x = device_put(host_array::from_vector(xs, {4, 2}).astype(dtype::int32), on_4x2(P("x")));
+  auto r = vmap([](const array& row) { return floor_divide(row, -3); })(x);
+  REQUIRE(r.shape() == shape_t{4, 2});
+  CHECK(values(r) == std::vector<double>{2, 0, 0, -2, -3, -3, 2, -1});
+}

@@ -10,7 +10,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <sstream>
+#include <thread>
 #include <string>
 
 using namespace am;
@@ -261,4 +264,31 @@ TEST_CASE("transposed operands of a jitted matmul fold into the BLAS call's flag
   auto yi = put(b, {n, k}, dtype::int32, on_4x2(P()));
   auto f = jit([](const array& p, const array& q) { return matmul(transpose(p), transpose(q)); }, "ints");
   CHECK(values(f(xi, yi)) == naive(a, b, 1, m, k, n, false, true, true));
+}
+
+TEST_CASE("matmuls from many threads on many devices take turns at the BLAS and stay right", "[array][matmul][threads]") {
+  runtime rt(eight_cpus());
+  std::int64_t B = 3, m = 17, k = 9, n = 13;
+  auto x = small_integers(B * m * k, 1), y = small_integers(B * k * n, 2);
+  auto want = naive(x, y, B, m, k, n, true, false, false);
+  constexpr int threads = 6, rounds = 15;
+  std::atomic<int> wrong{0}, done{0};
+  std::vector<std::thread> pool;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      auto d = devices()[static_cast<std::size_t>(t) % devices().size()];
+      auto type = t % 2 ? dtype::float64 : dtype::float32;
+      auto xa = put(x, {B, m, k}, type, make_single_device_sharding(d));
+      auto ya = put(y, {B, k, n}, type, make_single_device_sharding(d));
+      for (int r = 0; r < rounds && std::chrono::steady_clock::now() < deadline; ++r) {
+        if (values(matmul(xa, ya)) != want)
+          ++wrong;
+        ++done;
+      }
+    });
+  for (auto& th : pool)
+    th.join();
+  CHECK(wrong == 0);
+  CHECK(done == threads * rounds);
 }
