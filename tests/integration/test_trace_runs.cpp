@@ -1,7 +1,8 @@
 // Traced runs of real processes (AM_TRACE): the trace probe alone and under `actormesh launch -n 2`
 // (merged into one file, with a clock offset per process), and the sharding tour. Each trace must
 // parse, be well nested per track and hold as many events as the work done: N jitted calls on D
-// devices give N*D device programs, one barrier one collective event per process. Tracing is off
+// devices give N*D device programs, one barrier one collective event per process, a sum across
+// processes shard transfers both ways. Tracing is off
 // by default, and an unwritable path stops the program with a message that names it.
 #include "support/process.hpp"
 #include "support/trace_file.hpp"
@@ -103,6 +104,9 @@ TEST_CASE("trace: two processes under actormesh launch merge into one trace", "[
     CHECK(t.count("collective", "barrier", pid) == 1);
     CHECK(t.count("collective", "all_gather", pid) == 1);
     CHECK(t.count("user", "jitted calls", pid) == 1);
+    // The global sum's partial sums crossed processes: a shard sent and one received each way.
+    CHECK(t.count("transfer", "send shard", pid) >= 1);
+    CHECK(t.count("transfer", "receive", pid) >= 1);
   }
   for (auto& e : t.events)
     if (e.cat == "collective" && e.name == "all_gather")

@@ -2,7 +2,8 @@
 // N jitted calls over an array sharded on this process's devices, then, in a cluster, one barrier
 // and one all-gather on a communicator; prints what it did so the test can match the trace to it.
 //
-//   trace_probe CALLS   prints "devices D", "calls N", then "barrier" and "all_gather B" in a cluster
+//   trace_probe CALLS   prints "devices D", "calls N", then "barrier", "all_gather B" and "global sum"
+//                       (a sum whose partial sums cross processes) in a cluster
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
@@ -40,6 +41,13 @@ int run(int argc, char** argv) {
     std::vector<float> in(16, 1.0f), out(16 * static_cast<std::size_t>(comm->size()));
     comm->all_gather(in.data(), out.data(), in.size(), am::dtype::float32);
     say("all_gather " + std::to_string(in.size() * sizeof(float)));
+    // A sum over an array sharded across every process's devices: its partial sums cross processes
+    // (shard transfers).
+    const auto all = static_cast<std::int64_t>(am::device_count());
+    am::mesh global({all}, am::devices(), {"x"});
+    auto g = am::device_put(am::host_array::zeros({2 * all}, am::dtype::float32), am::make_named_sharding(global, am::P("x")));
+    am::sum(g).block_until_ready();
+    say("global sum");
   }
   say("done");
   return 0;
