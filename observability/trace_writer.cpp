@@ -17,19 +17,40 @@ namespace am::observability {
 
 namespace {
 
+/// The length of the valid UTF-8 sequence at the start of `s`, or 0 when it is not one.
+std::size_t utf8_length(std::string_view s) {
+  const auto c = static_cast<unsigned char>(s[0]);
+  std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+  if (n == 0 || s.size() < n)
+    return 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80)
+      return 0;
+  return n;
+}
+
+/// `s` as a JSON string: quotes, backslashes and control characters escaped, and every byte that
+/// is not part of valid UTF-8 replaced by U+FFFD, so that strict readers accept any name.
 void append_escaped(std::string& out, std::string_view s) {
   out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
     if (c == '"' || c == '\\') {
       out += '\\';
-      out += ch;
+      out += s[i++];
     } else if (c < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
+      ++i;
+    } else if (c < 0x80) {
+      out += s[i++];
+    } else if (const auto n = utf8_length(s.substr(i)); n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
     } else {
-      out += ch;
+      out += "\xef\xbf\xbd"; // U+FFFD
+      ++i;
     }
   }
   out += '"';

@@ -94,3 +94,15 @@ TEST_CASE("trace: the event budget bounds memory and the file counts what was dr
   CHECK(t.other.at("dropped_events").as_int("dropped") == static_cast<std::int64_t>(20000 - kept));
   std::filesystem::remove(path);
 }
+
+TEST_CASE("trace: names with control characters and bytes that are not UTF-8 stay valid JSON", "[unit][trace]") {
+  const auto path = trace_temp_path("bytes.json");
+  am::start_trace(path);
+  { am::trace_scope a(std::string("tab\tnew\nline \x01 bell")); }
+  { am::trace_scope b(std::string("bad \xff\xc3 byte, good \xc3\xa9")); }
+  am::stop_trace();
+  auto t = read_trace_file(path); // the strict reader would refuse raw control bytes
+  CHECK(t.count("user", "tab\tnew\nline \x01 bell") == 1);
+  CHECK(t.count("user", "bad \xef\xbf\xbd\xef\xbf\xbd byte, good \xc3\xa9") == 1);
+  std::filesystem::remove(path);
+}
