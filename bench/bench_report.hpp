@@ -1,12 +1,17 @@
-// What every benchmark program shares when it reports: percentiles of timed samples, and a main
-// that turns an escaping error into one line and exit status 2.
+// What every benchmark program shares when it reports: percentiles of timed samples (with a
+// progress display for long measurements), and a main that turns an escaping error into one line
+// and exit status 2.
 #pragma once
+
+#include "tools/progress_display.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <iostream>
+#include <optional>
 #include <vector>
 
 namespace am::bench {
@@ -17,15 +22,26 @@ inline double percentile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-/// Median seconds of `reps` runs of `body` after one warm-up run.
+/// Median seconds of `reps` runs of `body` after one warm-up run. When the runs will take more
+/// than a few seconds (judged by the warm-up), their progress is shown on standard error: a bar on
+/// a terminal, a plain line every 10% otherwise (standard output keeps only the results).
 inline double median_seconds(int reps, const std::function<void()>& body) {
+  auto warm_start = std::chrono::steady_clock::now();
   body();
+  double warm = std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count();
+  std::optional<am::tools::progress_display> progress;
+  if (warm * reps > 3.0)
+    progress.emplace(std::cerr, am::tools::is_terminal(std::cerr), "runs");
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     auto start = std::chrono::steady_clock::now();
     body();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (progress)
+      progress->update(r + 1, reps);
   }
+  if (progress)
+    progress->finish();
   return percentile(t, 0.5);
 }
 
