@@ -12,7 +12,7 @@ class cluster_services;
 
 namespace am::observability {
 
-/// The most events one session keeps (AM_TRACE_MAX_EVENTS, default 1M; about 80 bytes each); the
+/// The most events one session keeps (AM_TRACE_MAX_EVENTS, default 2^20; 96 bytes each); the
 /// rest are counted as dropped in the file.
 std::uint64_t trace_max_events();
 

@@ -71,6 +71,7 @@ void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int
       options.coordinator_port = args->coordinator_port;
     if (cmd->count("--timeout") > 0)
       options.timeout_seconds = args->timeout_seconds;
+    remove_stale_launch_traces(options.num_processes); // AM_TRACE: an earlier run's FILE.rank<i>
     status = run_launch(options, out, err);
     merge_launch_traces(options.num_processes, err); // AM_TRACE: the processes' traces into one file
   });

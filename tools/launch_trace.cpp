@@ -77,6 +77,16 @@ std::string merge_trace_files(const std::vector<std::string>& inputs, const std:
   return "";
 }
 
+void remove_stale_launch_traces(int processes) {
+  const char* path = std::getenv("AM_TRACE");
+  if (path == nullptr || *path == '\0' || processes <= 1)
+    return;
+  for (int p = 0; p < processes; ++p) {
+    std::error_code ignored;
+    std::filesystem::remove(observability::trace_file_of(path, p, processes), ignored);
+  }
+}
+
 void merge_launch_traces(int processes, std::ostream& err) {
   const char* path = std::getenv("AM_TRACE");
   if (path == nullptr || *path == '\0' || processes <= 1)

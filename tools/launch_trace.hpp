@@ -15,6 +15,10 @@ namespace am::tools {
 /// negative. Returns "" or what went wrong (a file that cannot be read or parsed is named).
 std::string merge_trace_files(const std::vector<std::string>& inputs, const std::string& output);
 
+/// Before a launch of `processes` processes: when AM_TRACE names a file, removes FILE.rank<i> left by
+/// an earlier run, so that only this launch's processes are merged.
+void remove_stale_launch_traces(int processes);
+
 /// After a launch of `processes` processes: when AM_TRACE names a file, merges the processes'
 /// FILE.rank<i> that exist into FILE, saying on `err` what was merged or why not.
 void merge_launch_traces(int processes, std::ostream& err);

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <unistd.h>
 
@@ -88,6 +89,7 @@ TEST_CASE("trace: an unwritable trace path stops the program with a clear messag
 TEST_CASE("trace: two processes under actormesh launch merge into one trace", "[integration][trace]") {
   const auto dir = fresh_dir("launch");
   const auto path = dir + "/t.json";
+  std::ofstream(path + ".rank1") << "not a trace: left by an earlier run, removed before the launch";
   auto r = run_command("env AM_TRACE=" + path + " " + std::string(AM_TOOL_PATH) + " launch -n 2 --cpu-devices 2 --timeout 120 -- "
                          + probe + " 3 --am-gpus=off",
                        150);
