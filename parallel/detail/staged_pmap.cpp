@@ -36,14 +36,24 @@ struct segment {
 /// The staged form of the function for one signature.
 struct staged_program {
   bool staged = false; ///< false: no stage (the one-plan path runs it)
+  bool across_processes = false; ///< the mapped devices belong to several processes
   traced_function traced;
   std::vector<std::vector<int>> stages; ///< before segment k: the reductions run there, in node order
   std::vector<std::unique_ptr<segment>> segments;
 };
 
-/// The reduction a node is, when it can be a stage over the axis `name`.
-std::optional<reduce_op> stage_op(const node& n, const std::string& name) {
+/// Below this many bytes per device, a reduction within one process stays inside the plan: a
+/// stage's hop to its worker thread and back costs more than moving a few KiB between devices
+/// (the seed's loop: 35 us a step as one plan, 48 us with three staged scalar pmeans).
+constexpr std::int64_t stage_min_bytes = 64 << 10;
+
+/// The reduction a node is, when it is a stage over the axis `name` (over devices of several
+/// processes every such reduction is; within one process, those of stage_min_bytes or more).
+std::optional<reduce_op> stage_op(const node& n, const std::string& name, bool across_processes) {
   if (n.kind != node_kind::collective || name.empty())
+    return std::nullopt;
+  if (!across_processes
+      && element_count(n.shape) * static_cast<std::int64_t>(size_of(n.type)) < stage_min_bytes)
     return std::nullopt;
   auto& c = collective_of(n);
   if (c.axis_name != name)
@@ -62,14 +72,14 @@ std::optional<reduce_op> stage_op(const node& n, const std::string& name) {
 }
 
 /// Cuts the traced graph at its stages (see the header).
-void analyse(staged_program& p, std::size_t arguments, const std::string& name) {
+void analyse(staged_program& p, std::size_t arguments, const std::string& name, bool across_processes) {
   auto& g = p.traced.g;
   auto count = g.nodes.size();
   std::vector<char> candidate(count, 0), live(count, 0), argument(count, 0), captured(count, 0);
   for (std::size_t k = 0; k < g.inputs.size(); ++k)
     (k < arguments ? argument : captured)[static_cast<std::size_t>(g.inputs[k])] = 1;
   for (std::size_t i = 0; i < count; ++i)
-    candidate[i] = stage_op(g.nodes[i], name).has_value();
+    candidate[i] = stage_op(g.nodes[i], name, across_processes).has_value();
   for (int o : g.outputs)
     live[static_cast<std::size_t>(o)] = 1;
   for (std::size_t i = count; i-- > 0;)
@@ -202,7 +212,11 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
     axis_scope scope({call.axis_name, call.size, call.replicated});
     p->traced = trace_function(*call.f, slices);
   }
-  analyse(*p, call.global.size(), call.axis_name);
+  std::set<int> processes;
+  for (auto& d : call.stacked->device_assignment())
+    processes.insert(d.process_index);
+  p->across_processes = processes.size() > 1;
+  analyse(*p, call.global.size(), call.axis_name, p->across_processes);
   std::lock_guard<std::mutex> guard(cache.mutex);
   return cache.programs.emplace(key, p).first->second;
 }
@@ -307,7 +321,7 @@ std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_c
       auto& n = g.nodes[static_cast<std::size_t>(c)];
       auto& operand = values.at(n.operands.at(0));
       if (operand.mapped)
-        values[c] = batched{reduction(*stage_op(n, call.axis_name), operand.value, call), false};
+        values[c] = batched{reduction(*stage_op(n, call.axis_name, p->across_processes), operand.value, call), false};
       else
         values[c] = batch_collective(n, {operand}, axis); // the same on every device: no communication
     }

@@ -1,7 +1,8 @@
 // pmap's reductions as collective stages between the per-device programs (parallel/detail/
 // staged_pmap.hpp): one buffer shared by every device for a replicated result, the same values
-// bit for bit as the one-plan path (detail::set_stages_enabled(false)), reductions of
-// unmapped values, stages in the middle of a function and in a training step, and many threads.
+// bit for bit as the one-plan path (detail::set_stages_enabled(false)), small reductions kept in
+// the plan, reductions of unmapped values, stages in the middle of a function and in a training
+// step, and many threads. Within one process, reductions of 64 KiB a device or more are stages.
 #include "grad_test_support.hpp"
 
 #include "parallel/detail/staged_pmap.hpp"
@@ -49,10 +50,10 @@ void check_same_as_one_plan(const F& f, const array& x) {
 
 TEST_CASE("a psum over 8 devices is one buffer that every device shares", "[pmap][stages]") {
   runtime rt(eight_cpus());
-  auto h = sample({8, 1000}, 7).astype(dtype::float32);
+  auto h = sample({8, 20000}, 7).astype(dtype::float32); // 80 KB a device: a stage (64 KiB or more)
   auto x = device_put(h, eight());
   auto r = pmap([](const array& a) { return psum(a, "i"); }, "i", {0}, {none})(x);
-  CHECK(r.shape() == shape_t{1000});
+  CHECK(r.shape() == shape_t{20000});
   auto shards = r.addressable_shards();
   REQUIRE(shards.size() == 8);
   std::set<int> devices;
@@ -65,11 +66,11 @@ TEST_CASE("a psum over 8 devices is one buffer that every device shares", "[pmap
   CHECK(devices.size() == 8);
   // The sum in device order, as numpy sums float32 rows one after another.
   auto v = h.to_vector<float>();
-  std::vector<float> expected(1000, 0.0f);
-  for (int j = 0; j < 1000; ++j) {
+  std::vector<float> expected(20000, 0.0f);
+  for (int j = 0; j < 20000; ++j) {
     float acc = v[static_cast<std::size_t>(j)];
     for (int d = 1; d < 8; ++d)
-      acc += v[static_cast<std::size_t>(d * 1000 + j)];
+      acc += v[static_cast<std::size_t>(d * 20000 + j)];
     expected[static_cast<std::size_t>(j)] = acc;
   }
   CHECK(r.to_host().to_vector<float>() == expected);
@@ -79,7 +80,7 @@ TEST_CASE("staged reductions give the one-plan path's values bit for bit", "[pma
   runtime rt(eight_cpus());
   for (auto type : {dtype::float32, dtype::float64}) {
     INFO(static_cast<int>(type));
-    auto x = device_put(sample({8, 3, 700}, 11).astype(type), eight());
+    auto x = device_put(sample({8, 6, 3000}, 11).astype(type), eight()); // 72 KB or more a device
     check_same_as_one_plan([](const array& a) { return a - psum(a, "i"); }, x);
     check_same_as_one_plan([](const array& a) { return pmean(tanh(a) * 2.0, "i") * a; }, x);
     check_same_as_one_plan([](const array& a) { return psum(psum(a, "i") * a, "i"); }, x);
@@ -102,7 +103,21 @@ TEST_CASE("pmax and pmin stages let NaN win", "[pmap][stages]") {
   CHECK(mn[3] == 1.0);
 }
 
-TEST_CASE("a reduction of an unmapped value needs no stage", "[pmap][stages]") {
+TEST_CASE("small reductions in one process stay inside the plan; a reduction of an unmapped value needs no stage",
+          "[pmap][stages]") {
+  {
+    runtime rt(eight_cpus());
+    auto f = pmap([](const array& a) { return psum(a, "i"); }, "i", {0}, {none});
+    auto small = f(device_put(sample({8, 100}, 5), eight()));   // 800 B a device: one plan
+    auto large = f(device_put(sample({8, 9000}, 5), eight()));  // 72 KB a device: a stage
+    auto shares = [](const array& r) {
+      auto shards = r.addressable_shards();
+      return shards.size() == 8 && shards[1].data.get()->data() == shards[0].data.get()->data();
+    };
+    CHECK(!shares(small));
+    CHECK(shares(large));
+    CHECK(f.cache_size() == 2);
+  }
   runtime rt(eight_cpus());
   auto x = device_put(sample({8, 5}, 3), eight());
   auto b = host_array::from_vector(std::vector<double>{1, 2, 3, 4, 5}, {5});
@@ -122,9 +137,9 @@ TEST_CASE("a data-parallel training step with stages equals the one-plan step bi
     return w - pmean(grads(w, xb, yb), "d") * 0.1;
   };
   auto mapped = pmap(step, "d", {none, 0, 0}, {none});
-  auto w0 = device_put(sample({6, 4}, 21), eight()[0]);
-  auto xs = device_put(sample({8, 5, 6}, 22), eight());
-  auto ys = device_put(sample({8, 5, 4}, 23), eight());
+  auto w0 = device_put(sample({96, 96}, 21), eight()[0]); // its gradient: 72 KB, a stage
+  auto xs = device_put(sample({8, 5, 96}, 22), eight());
+  auto ys = device_put(sample({8, 5, 96}, 23), eight());
   auto a = w0, b = w0;
   for (int k = 0; k < 5; ++k) {
     a = mapped(a, xs, ys);
@@ -144,9 +159,9 @@ TEST_CASE("many threads calling one staged pmap each get their own reductions", 
       try {
         for (int r = 0; r < rounds; ++r) {
           double v = t * 100 + r;
-          auto x = device_put(host_array::full({8, 3000}, v, dtype::float64), eight());
+          auto x = device_put(host_array::full({8, 9000}, v, dtype::float64), eight());
           auto got = values(f(x));
-          if (got.size() != 3000 || got[0] != 16 * v || got[2999] != 16 * v)
+          if (got.size() != 9000 || got[0] != 16 * v || got[8999] != 16 * v)
             ++wrong;
         }
       } catch (...) {
