@@ -15,7 +15,7 @@ namespace am {
 /// One device actor of this process.
 struct device_activity {
   int device_id = 0;               ///< the device's global id
-  std::string device;              ///< its name, as to_string(device) prints it ("TFRT_CPU_0")
+  std::string device;              ///< its name, as to_string(device) prints it ("CpuDevice(id=0)")
   std::uint64_t calls_queued = 0;  ///< calls queued to it since it started (every caller's lane)
   std::uint64_t calls_done = 0;    ///< calls it has run (or failed) since it started
   std::uint64_t queue_depth = 0;   ///< calls queued and not yet run: calls_queued - calls_done

@@ -102,7 +102,7 @@ std::string render_cluster_stats(const std::string& coordinator, const std::vect
                          d.has_memory ? format_bytes(static_cast<double>(d.memory.bytes_in_use)) : "n/a",
                          d.has_memory ? format_bytes(static_cast<double>(d.memory.peak_bytes_in_use)) : "n/a");
     for (auto& l : s.lanes)
-      out += fmt::format("  lane of caller {:<6} {:>10} {:>10} {:>7} {:>10} {}\n", l.caller, l.tasks_queued,
+      out += fmt::format("  {:<18} {:>10} {:>10} {:>7} {:>10} {}\n", fmt::format("lane of caller {}", l.caller), l.tasks_queued,
                          l.tasks_done, l.queue_depth, per_second(l.tasks_per_second), l.running ? "running" : "idle");
   }
   return out;

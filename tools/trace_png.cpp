@@ -74,7 +74,7 @@ private:
     case '-': return {0, 0, 7, 0, 0};
     case 'u': return {0, 0, 5, 5, 7};
     case 'm': return {0, 0, 7, 7, 5};
-    case 's': return {0, 6, 4, 1, 6};
+    case 's': return {0, 3, 4, 2, 6};
     default: return {0, 0, 0, 0, 0};
     }
   }
@@ -137,14 +137,43 @@ void draw(canvas& c, const trace_summary& s, const timeline_layout& l) {
     int top = l.top_margin + static_cast<int>(i) * l.lane_height;
     c.text(4, top + (l.lane_height - 10) / 2, std::to_string(i), ink, 2);
     auto& t = s.tracks[i];
-    for (auto& b : t.bars) {
-      int inset = std::min(2 + 3 * b.depth, l.lane_height / 2 - 1);
-      int x0 = x_of(b.when.start_us), x1 = std::max(x_of(b.when.end_us), x0 + 1); // every span at least 1 px
-      c.fill(x0, top + inset, x1, top + l.lane_height - inset, colour_of(b.name));
-    }
+    // Instants first, as short ticks at the lane's top (stalls red, the lane's height), so that the
+    // bars drawn over them stay visible where a trace has an instant per call.
     for (auto& [ts, name] : t.marks) {
       int x = x_of(ts);
-      c.fill(x, top + 1, x + 1, top + l.lane_height - 1, name == "stall" ? stall : ink);
+      if (name == "stall")
+        c.fill(x, top + 1, x + 1, top + l.lane_height - 1, stall);
+      else
+        c.fill(x, top, x + 1, top + 2, ink);
+    }
+    // Spans narrower than a pixel would fill whole pixels and make sparse work look busy: each
+    // column is shaded by the share of its time the track's outer spans cover, and only spans
+    // two pixels wide or more are drawn as bars of their own colour over that.
+    std::vector<double> covered(static_cast<std::size_t>(l.width), 0.0);
+    double us_per_px = span / plot_w;
+    for (auto& b : t.bars) {
+      if (b.depth != 0)
+        continue;
+      double from = (b.when.start_us - s.span.start_us) / us_per_px, to = (b.when.end_us - s.span.start_us) / us_per_px;
+      for (double col = std::floor(from); col < to && col < plot_w; col += 1) {
+        if (col < 0)
+          continue;
+        auto& share = covered[static_cast<std::size_t>(col)];
+        share = std::min(1.0, share + std::min(to, col + 1) - std::max(from, col));
+      }
+    }
+    for (int col = 0; col < plot_w; ++col)
+      if (double share = covered[static_cast<std::size_t>(col)]; share > 0) {
+        auto blend = [&](int v) { return static_cast<std::uint8_t>(255 - (255 - v) * std::max(share, 0.15)); };
+        c.fill(l.left_margin + col, top + 2, l.left_margin + col + 1, top + l.lane_height - 2,
+               {blend(70), blend(90), blend(120)});
+      }
+    for (auto& b : t.bars) {
+      int x0 = x_of(b.when.start_us), x1 = x_of(b.when.end_us);
+      if (x1 - x0 < 2)
+        continue;
+      int inset = std::min(2 + 3 * b.depth, l.lane_height / 2 - 1);
+      c.fill(x0, top + inset, x1, top + l.lane_height - inset, colour_of(b.name));
     }
   }
   c.fill(l.left_margin, axis_y, l.width - 4, axis_y + 1, ink);

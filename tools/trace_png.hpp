@@ -1,6 +1,7 @@
 /// The timeline picture of `actormesh trace summary --png`: one lane per track, a bar per span
-/// (nested spans drawn thinner inside their parent), a tick per instant (stalls red), and a time
-/// axis with labelled ticks. Written with libpng; a build without libpng refuses (trace_png_available).
+/// (nested spans drawn thinner inside their parent; spans under two pixels wide as a shade of
+/// the time they cover), a short tick at the lane's top per instant (a stall's is red and the
+/// lane's height), and a time axis with labelled ticks. Written with libpng; a build without libpng refuses (trace_png_available).
 #pragma once
 
 #include "tools/trace_summary.hpp"

@@ -159,3 +159,41 @@ TEST_CASE("a new runtime's devices start counting from zero", "[stats]") {
     CHECK(d.calls_per_second == 0);
   }
 }
+
+TEST_CASE("runtime_stats from many threads while calls run: counts only grow, depth stays bounded", "[stats]") {
+  constexpr int device_count = 2, workers = 2, readers = 4, steps = 10, rounds = 30;
+  am::runtime rt(devices_only(device_count));
+  auto devices = am::devices();
+  std::atomic<bool> done{false};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < readers; ++r)
+    threads.emplace_back([&] {
+      std::vector<std::uint64_t> last(device_count, 0);
+      for (int i = 0; i < 100000 && !done; ++i) {
+        auto s = am::runtime_stats();
+        for (std::size_t k = 0; k < s.devices.size() && k < last.size(); ++k) {
+          auto& d = s.devices[k];
+          if (d.calls_done < last[k] || d.queue_depth > static_cast<std::uint64_t>(workers * (steps + 2)))
+            ++bad;
+          last[k] = d.calls_done;
+        }
+      }
+    });
+  std::vector<std::thread> callers;
+  for (int w = 0; w < workers; ++w)
+    callers.emplace_back([&] {
+      for (int r = 0; r < rounds; ++r)
+        for (auto& d : devices)
+          run_chain(d, steps);
+    });
+  for (auto& c : callers)
+    c.join();
+  done = true;
+  for (auto& t : threads)
+    t.join();
+  CHECK(bad == 0);
+  auto s = am::runtime_stats();
+  for (auto& d : s.devices)
+    CHECK(d.calls_done == static_cast<std::uint64_t>(workers * rounds * (steps + 2)));
+}

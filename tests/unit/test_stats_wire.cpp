@@ -98,7 +98,7 @@ TEST_CASE("info --watch renders each process, its devices, lanes and transfers",
   CHECK_THAT(text, Catch::StartsWith("cluster at 127.0.0.1:5000: 2 processes (refresh 2 of 3)\n"));
   CHECK_THAT(text, Catch::Contains("process 0  up 12.5 s  transfers: 4.0 KiB in flight, 1.0 MiB sent, 0 B received (2 done)"));
   CHECK_THAT(text, Catch::Contains("  TFRT_CPU_1                110        100      10      400.0      3.0 MiB      5.0 MiB\n"));
-  CHECK_THAT(text, Catch::Contains("  lane of caller 9               4          3       1          - running\n"));
+  CHECK_THAT(text, Catch::Contains("  lane of caller 9            4          3       1          - running\n"));
   CHECK_THAT(text, Catch::Contains("process 1: no counters: no answer within 2000 ms\n"));
   CHECK(text.find('\x1b') == std::string::npos);
   CHECK(am::tools::format_bytes(512) == "512 B");

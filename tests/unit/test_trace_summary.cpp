@@ -251,6 +251,34 @@ TEST_CASE("trace summary --png writes a valid PNG of the expected size with the 
   CHECK(pixel(x_at(60), lane2) != white);  // pid 1's span [50, 75)
   CHECK(pixel(x_at(60), lane2) != std::array<int, 3>{246, 246, 246});
 }
+
+TEST_CASE("trace summary --png shades spans narrower than a pixel by the time they cover", "[trace_summary]") {
+  // Track 0: [0, 500) holds 0.1 us spans every 1 us (10% busy); [500, 1000) 0.5 us spans back to back.
+  std::string text = R"({"traceEvents": [)";
+  for (int us = 0; us < 500; ++us)
+    text += "{\"ph\":\"X\",\"name\":\"tiny\",\"pid\":0,\"tid\":0,\"ts\":" + std::to_string(us) + ",\"dur\":0.1},";
+  for (int half = 1000; half < 2000; ++half)
+    text += "{\"ph\":\"X\",\"name\":\"tiny\",\"pid\":0,\"tid\":0,\"ts\":" + std::to_string(half / 2.0) + ",\"dur\":0.5},";
+  text.back() = ']';
+  text += "}";
+  auto s = am::tools::summarize_trace(text);
+  REQUIRE(s.tracks.size() == 1);
+  CHECK(s.tracks[0].busy_us == Approx(50 + 500));
+  am::tools::timeline_layout layout;
+  layout.width = 244; // 200 plot pixels: 5 us each
+  auto path = scratch("shaded.png").string();
+  am::tools::write_timeline_png(s, path, layout);
+  auto image = read_png(path);
+  auto pixel = [&](int x, int y) {
+    auto& row = image.rows[static_cast<std::size_t>(y)];
+    auto i = static_cast<std::size_t>(x) * 3;
+    return std::array<int, 3>{row[i], row[i + 1], row[i + 2]};
+  };
+  int mid = layout.top_margin + layout.lane_height / 2;
+  // 10% covered: the palest shade (15%), not a full bar; fully covered: the full shade.
+  CHECK(pixel(layout.left_margin + 52, mid) == std::array<int, 3>{227, 230, 234});
+  CHECK(pixel(layout.left_margin + 150, mid) == std::array<int, 3>{70, 90, 120});
+}
 #endif
 
 TEST_CASE("actormesh trace summary prints the summary and draws the picture", "[trace_summary]") {
