@@ -1,6 +1,7 @@
 // pmap (issue 10, item 7), each figure against a peer measured in the same run:
-//   1. psum over 8 CPU devices (in one process, through shared buffers) of F float32 per device,
-//      against memcpy of the same bytes (8 x F x 4) between two host buffers; target >= 0.5x.
+//   1. psum over 8 CPU devices (in one process, a collective stage on one shared buffer) of F
+//      float32 per device, against memcpy of the same bytes (8 x F x 4) between two host buffers;
+//      target >= 0.5x; and the same psum without stages (one plan), for their effect.
 //   2. one training step of a 2-layer MLP (batch B, width H: matmul dominates) under pmap over 8
 //      CPU devices (pmean'd gradients, parameters updated inside), against the same step jitted on
 //      one device (target >= 1.7x faster) and against JAX's pmap of the same step (target >= 1.0x).
@@ -15,6 +16,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "parallel/detail/staged_pmap.hpp"
 #include "bench_report.hpp"
 
 #include <fmt/core.h>
@@ -124,7 +126,17 @@ void psum_vs_memcpy(const std::vector<am::device>& devices, std::int64_t floats,
              ours * 1e3, static_cast<double>(bytes) / ours / 1e9);
   fmt::print("memcpy of the same {:.0f} MiB: {:.3f} ms ({:.2f} GB/s)\n", mib, copy * 1e3,
              static_cast<double>(bytes) / copy / 1e9);
-  fmt::print("psum / memcpy bandwidth: {:.2f}x  (target >= 0.5x)\n\n", copy / ours);
+  fmt::print("psum / memcpy bandwidth: {:.2f}x  (target >= 0.5x)\n", copy / ours);
+  // The same psum without collective stages (one plan: reduce-scatter and all-gather through the
+  // plan's shard moves), for the stages' effect in the same run.
+  am::detail::set_stages_enabled(false);
+  auto one_plan = am::pmap([](const array& a) { return am::psum(a, "i"); }, "i", {0}, {am::none});
+  for (int k = 0; k < 3; ++k)
+    one_plan(x).block_until_ready();
+  double plain = median_seconds(rounds, [&] { one_plan(x).block_until_ready(); });
+  am::detail::set_stages_enabled(true);
+  fmt::print("psum as one plan (no stages): {:.3f} ms, {:.2f}x memcpy; stages are {:.1f}x faster\n\n", plain * 1e3,
+             copy / plain, plain / ours);
 }
 
 /// The MLP's loss: mean squared error of tanh(x w1) w2 against y.
