@@ -1,13 +1,15 @@
 // `actormesh info --watch` against a real running cluster (issue 12 item 3): two processes of
 // tests/programs/stats_load keep their devices and host lanes busy; the watch, another process,
 // asks their mesh supervisor for every process's counters, refreshes --count times and ends by
-// itself; then the cluster ends and a watch of it says no cluster answers. Everything bounded.
+// itself; a stopped process is listed as not answering; then the cluster ends and a watch of it
+// says no cluster answers. Everything bounded.
 #include "support/process.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -77,6 +79,17 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
   }
   CHECK(devices == 4); // 2 processes x 2 devices
   CHECK(occurrences(last, "  lane of caller ") >= 2);
+
+  // A process that cannot answer (stopped by SIGSTOP) is listed as such; the other is still shown.
+  ::kill(group[1].pid, SIGSTOP);
+  auto stalled = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
+                                            + " --count 1",
+                                          60);
+  ::kill(group[1].pid, SIGCONT);
+  INFO(stalled.output);
+  CHECK(stalled.status == 0);
+  CHECK(stalled.output.find("process 0  up ") != std::string::npos);
+  CHECK(stalled.output.find("process 1: no counters: no answer within 4500 ms") != std::string::npos);
 
   std::ofstream(stop) << "stop\n";
   bool ended = group.wait(30s);
