@@ -5,7 +5,8 @@
 // collectives in one process (2 local devices) give the same values bit for bit; a process killed
 // mid-training ends the other's step with an error naming the failure, within seconds, not a hang;
 // processes that reduce different shapes get the supervisor's desync error and the flight
-// recorder's dump; two threads per process mapping different devices need no order between them;
+// recorder's dump; a process that stalls makes the other's stage time out naming it; two threads
+// per process mapping different devices need no order between them;
 // the pmap tour runs under the launcher with the same w, b.
 // (pmap_tour is a demo: build it first when building test targets alone.)
 #include "support/process.hpp"
@@ -163,6 +164,33 @@ TEST_CASE("processes that make different pmap calls both get a desync error and 
     CHECK(group[static_cast<std::size_t>(p)].status == 1);
   }
   CHECK(seconds < 15);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a process that stalls before a psum fails the other's stage with a timeout naming it, not a hang",
+          "[integration][pmap][errors]") {
+  using namespace std::chrono_literals;
+  auto dir = std::filesystem::temp_directory_path() / ("am_pmap_stall_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  am::testing::process_group group;
+  const int port = am::testing::free_loopback_port();
+  for (int p = 0; p < 2; ++p) {
+    auto env = am::testing::cluster_env(p, 2, port);
+    env["AM_COLLECTIVE_TIMEOUT"] = "2s";
+    env["AM_FLIGHT_RECORDER_DIR"] = dir.string();
+    group.start({probe, "stall", "6000"}, env);
+  }
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  auto out = group[0].output();
+  CHECK(lines_after(out, "stall: ").size() == 1);
+  auto errors = lines_after(out, "error ");
+  REQUIRE(errors.size() == 1);
+  CHECK(std::regex_search(errors[0], std::regex(R"(^timeout_error: all_reduce\(sum\) float64\[4\] \(step 2 of communicator )"
+                                                R"('am\.pmap\.2\.[0-9a-f]+'.*timed out after \d+ ms: process 1 has not arrived)")));
+  CHECK(std::filesystem::exists(dir / "flight_recorder.0.txt"));
+  CHECK(group[0].status == 1);
   std::filesystem::remove_all(dir);
 }
 

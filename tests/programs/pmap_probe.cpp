@@ -11,6 +11,9 @@
 //                                    print the error that ends their step ("error <kind>: ...")
 //   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
 //                                    print the error ("error <kind>: ...")
+//   pmap_probe stall MS              one psum, then process 1 sleeps MS before the second; every
+//                                    process prints "stall: first ok" and the second's result or
+//                                    error ("error <kind>: ...")
 //   pmap_probe threads ROUNDS        two threads at once, thread t psumming over the devices of local
 //                                    ordinal t of every process, ROUNDS times each; prints
 //                                    "threads: N correct of M" 
@@ -18,6 +21,7 @@
 #include "support/probe_output.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -133,6 +137,20 @@ void mismatch() {
   say("psum: " + values(summed.to_host()));
 }
 
+/// A psum everywhere, then process 1 sleeps `ms` before the next one: the others' stage waits for
+/// it until the collective timeout, then fails naming it.
+void stall(long ms) {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto f = am::pmap([](const array& a) { return am::psum(a, "i"); }, "i", {0}, {am::none}, devices);
+  auto x = am::device_put(am::host_array::full({n, 4}, 1.0, am::dtype::float64), devices);
+  f(x).block_until_ready();
+  say("stall: first ok");
+  if (am::process_index() == 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  say("psum: " + values(f(x).to_host()));
+}
+
 /// Two threads, each with its own device list (local ordinal t of every process), psumming at
 /// once: each list has its own stage worker and communicator, so the threads need no order
 /// between them; every result is checked.
@@ -182,12 +200,14 @@ int main(int argc, char** argv) {
       collectives();
     else if (mode == "mismatch")
       mismatch();
+    else if (mode == "stall" && argc > 2)
+      stall(std::atol(argv[2]));
     else if (mode == "threads" && argc > 2)
       threads(std::atol(argv[2]));
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | threads ROUNDS\n");
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | stall MS | threads ROUNDS\n");
       return 2;
     }
   } catch (const std::exception& e) {
