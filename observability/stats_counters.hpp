@@ -15,10 +15,11 @@ namespace am::detail::stats {
 /// Devices with ids below this are counted; a device of a larger id is not (its counters read 0).
 inline constexpr int max_counted_devices = 4096;
 
-/// One device actor's counters (a cache line of its own: the caller and the device write it).
-struct alignas(64) device_counters {
-  std::atomic<std::uint64_t> queued{0};   ///< calls queued in a lane to the device, since it started
-  std::atomic<std::uint64_t> executed{0}; ///< calls the device ran or failed, since it started
+/// One device actor's counters: callers write `queued`, the device thread `executed`, each on a
+/// cache line of its own so that neither side's add invalidates the other's line.
+struct device_counters {
+  alignas(64) std::atomic<std::uint64_t> queued{0};   ///< calls queued in a lane to the device, since it started
+  alignas(64) std::atomic<std::uint64_t> executed{0}; ///< calls the device ran or failed, since it started
 };
 
 /// The counters of device `id`, or null when `id` is outside [0, max_counted_devices). Lock-free.

@@ -4,6 +4,7 @@
 #include "support/programs.hpp"
 
 #include "actormesh.hpp"
+#include "observability/stats_counters.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -196,4 +197,25 @@ TEST_CASE("runtime_stats from many threads while calls run: counts only grow, de
   auto s = am::runtime_stats();
   for (auto& d : s.devices)
     CHECK(d.calls_done == static_cast<std::uint64_t>(workers * rounds * (steps + 2)));
+}
+
+TEST_CASE("transfer counters: bytes are in flight while a transfer moves them, then sent or received", "[stats]") {
+  am::runtime rt(devices_only(1));
+  auto before = am::runtime_stats().transfers;
+  {
+    am::detail::stats::transfer_in_flight sending(1000, true);
+    am::detail::stats::transfer_in_flight receiving(24, false);
+    auto during = am::runtime_stats().transfers;
+    CHECK(during.bytes_in_flight == before.bytes_in_flight + 1024);
+    sending.done();
+    receiving.done();
+  }
+  {
+    am::detail::stats::transfer_in_flight broken(500, true); // fails before done(): never counted as sent
+  }
+  auto after = am::runtime_stats().transfers;
+  CHECK(after.bytes_in_flight == before.bytes_in_flight);
+  CHECK(after.bytes_sent == before.bytes_sent + 1000);
+  CHECK(after.bytes_received == before.bytes_received + 24);
+  CHECK(after.transfers == before.transfers + 2);
 }
