@@ -38,6 +38,17 @@ namespace {
 
 std::mutex current_mutex;
 std::shared_ptr<runtime_impl> current;
+/// Bumped (under current_mutex) whenever `current` changes, so that a thread can keep its own copy
+/// of `current` and take the lock only when the runtime changed: every call looks the runtime up,
+/// and a process-wide mutex per call was a cost on the lane path and a point of contention
+/// between calling threads.
+std::atomic<std::uint64_t> current_generation{1};
+
+/// One thread's copy of `current`, valid while its generation is the current one.
+struct runtime_cache {
+  std::uint64_t generation = 0;
+  std::shared_ptr<runtime_impl> impl;
+};
 
 void configure_caf(caf::actor_system_config& cfg, const resolved_options& opts, const join_settings& join) {
   cfg.set("scheduler.policy", opts.scheduler == scheduler_policy::stealing ? caf::atom("stealing")
@@ -288,6 +299,11 @@ void runtime_impl::stop() {
   call_server_ = nullptr;
   membership_.supervisor = nullptr;
   system_.reset(); // joins every actor: each finishes at most the call it is running
+  // The stopped runtime may outlive this call in other threads' copies (current_runtime()): its
+  // pools keep no free memory meanwhile.
+  for (auto& pool : cpu_pools_)
+    if (pool)
+      pool->trim();
   membership_.client->close("The actormesh runtime has stopped");
   observability::runtime_trace_stop(); // written once every actor has ended
   stopped_ = true;
@@ -392,10 +408,18 @@ std::shared_ptr<buffer_pool> runtime_impl::cpu_pool(int device_id) const {
 }
 
 std::shared_ptr<runtime_impl> current_runtime() {
-  std::lock_guard<std::mutex> guard(current_mutex);
-  if (!current)
+  thread_local runtime_cache cache;
+  if (cache.generation != current_generation.load(std::memory_order_acquire)) {
+    std::shared_ptr<runtime_impl> previous; // a stopped runtime's last copy goes outside the lock
+    {
+      std::lock_guard<std::mutex> guard(current_mutex);
+      previous = std::exchange(cache.impl, current);
+      cache.generation = current_generation.load(std::memory_order_relaxed);
+    }
+  }
+  if (!cache.impl)
     throw runtime_error("The actormesh runtime is not running: create an am::runtime first");
-  return current;
+  return cache.impl;
 }
 
 void runtime_impl::open_for_calls() {
@@ -408,13 +432,16 @@ void set_current_runtime(std::shared_ptr<runtime_impl> impl) {
   if (current)
     throw runtime_error("An actormesh runtime is already running in this process");
   current = std::move(impl);
+  current_generation.fetch_add(1, std::memory_order_release);
 }
 
 void clear_current_runtime(const runtime_impl* impl) {
   std::shared_ptr<runtime_impl> dropped; // freed outside the lock
   std::lock_guard<std::mutex> guard(current_mutex);
-  if (current.get() == impl)
+  if (current.get() == impl) {
     dropped.swap(current);
+    current_generation.fetch_add(1, std::memory_order_release);
+  }
 }
 
 } // namespace am::detail
