@@ -80,6 +80,18 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
   CHECK(devices == 4); // 2 processes x 2 devices
   CHECK(occurrences(last, "  lane of caller ") >= 2);
 
+  // On a terminal (util-linux's `script` gives the watch one) each refresh redraws the previous one
+  // in place: back to its first line (11 lines: a header, then 5 per process), clear below.
+  if (std::filesystem::exists("/usr/bin/script")) {
+    auto tty = am::testing::run_command("script -qc '" + std::string(AM_TOOL_PATH) + " info --watch --coordinator "
+                                          + coordinator + " --count 2 --interval 0.3' /dev/null",
+                                        60);
+    INFO(tty.output);
+    CHECK(tty.status == 0);
+    CHECK(occurrences(tty.output, "\x1b[11F\x1b[J") == 1);
+    CHECK(tty.output.find("(refresh 2 of 2)") != std::string::npos);
+  }
+
   // A process that cannot answer (stopped by SIGSTOP) is listed as such; the other is still shown.
   ::kill(group[1].pid, SIGSTOP);
   auto stalled = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
