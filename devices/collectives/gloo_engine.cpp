@@ -8,6 +8,7 @@
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
+#include <gloo/barrier.h>
 #include <gloo/alltoall.h>
 #include <gloo/alltoallv.h>
 #include <gloo/broadcast.h>
@@ -209,6 +210,15 @@ gloo_engine::gloo_engine(cluster_services& cluster, const std::string& store_pre
     state_->context->setTimeout(std::max(left, milliseconds(1)));
     gloo_store store(cluster, store_prefix, deadline);
     state_->context->connectFullMesh(store, state_->device);
+    // connectFullMesh returns on a rank once its own side of every pair is up, while a peer may
+    // still be finishing its side: a communicator destroyed at once cut that peer's creation short
+    // ("Connection closed by peer", unit test "a name is single-use", 2 in 30 runs under load).
+    // One barrier over the new mesh returns creation on every rank only once every pair is up on
+    // both sides (a round trip per creation; creation already costs a store rendezvous).
+    gloo::BarrierOptions barrier(state_->context);
+    barrier.setTag(0);
+    barrier.setTimeout(std::max(std::chrono::duration_cast<milliseconds>(deadline - clock::now()), milliseconds(1)));
+    gloo::barrier(barrier);
   });
 }
 
