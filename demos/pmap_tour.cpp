@@ -9,6 +9,7 @@
 //   ./build/demos/pmap_tour [--steps N] [--am-* runtime flags]
 //   ./build/tools/actormesh launch -n 2 --cpu-devices 4 -- ./build/demos/pmap_tour
 #include <actormesh.hpp>
+#include "tools/progress_display.hpp"
 
 #include <fmt/core.h>
 
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -144,21 +146,20 @@ void pmap_and_grad(const std::vector<am::device>& devices, int steps) {
   check(std::abs(avg_dw.to_host().item<double>() - whole.second[0].to_host().item<double>()) < 1e-9,
         "pmean'd dw equals the whole batch's dw");
   const double learning_rate = 0.02;
-  const int width = 30;
   double loss = 0;
+  // A bar on a terminal, a plain line every 10% elsewhere (tools/progress_display.hpp).
+  am::tools::progress_display progress(std::cout, am::tools::is_terminal(std::cout), "steps");
   for (int step = 1; step <= steps; ++step) {
     auto [l, dw, db] = pmap_update_step(w, b, sharded_x, sharded_y);
     w = w - dw * learning_rate;
     b = b - db * learning_rate;
     if (step % 50 == 0 || step == steps) {
       loss = l.to_host().item<double>();
-      int done = static_cast<int>(static_cast<long>(width) * step / steps);
-      fmt::print("\r[{}{}] step {}/{}  loss {:.4f}", std::string(static_cast<std::size_t>(done), '#'),
-                 std::string(static_cast<std::size_t>(width - done), ' '), step, steps, loss);
-      std::fflush(stdout);
+      progress.update(step, steps);
     }
   }
-  fmt::print("\n");
+  progress.finish();
+  fmt::print("loss after {} steps: {:.4f}\n", steps, loss);
   auto wf = w.to_host().item<double>(), bf = b.to_host().item<double>();
   check(std::abs(wf - 3) < 0.2, "w close to 3");
   check(std::abs(bf - 2) < 0.6, "b close to 2");
