@@ -1,5 +1,6 @@
 #include "devices/collectives/stage_reduction.hpp"
 
+#include "actormesh/build_config.hpp"
 #include "actors/errors.hpp"
 #include "devices/collectives/communicator.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
@@ -7,9 +8,14 @@
 #include "devices/collectives/shared_view.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/detail/runtime_impl.hpp"
+#if AM_HAVE_CUDA && AM_HAVE_NCCL
+#include "devices/collectives/nccl_communicator.hpp"
+#include "devices/cuda/cuda_buffer.hpp"
+#endif
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -47,6 +53,10 @@ struct stage_group {
   std::vector<int> processes;
   std::unique_ptr<communicator> comm; ///< only touched on the worker
   std::exception_ptr failure;         ///< the first failure across processes (worker only)
+#if AM_HAVE_CUDA && AM_HAVE_NCCL
+  std::unique_ptr<nccl_communicator> nccl;                  ///< CUDA devices' stages (worker only)
+  std::map<int, std::shared_ptr<cuda::device_stream>> streams;    ///< the stage's stream per device id
+#endif
   serial_worker worker;               ///< last: joined first, while the rest is alive
 };
 
@@ -66,7 +76,55 @@ stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const 
   return *g;
 }
 
+/// A stage on CUDA devices: one NCCL all-reduce over every mapped device (see the header).
+void run_nccl_stage(stage_group& g, reduction_stage& s) {
+#if AM_HAVE_CUDA && AM_HAVE_NCCL
+  if (g.failure)
+    std::rethrow_exception(g.failure);
+  auto count = static_cast<std::size_t>(element_count(s.shape));
+  std::vector<buffer_ref> parts; // in the mapped axis's order, which is the local ranks' order
+  for (auto& f : s.parts)
+    parts.push_back(f.get());
+  try {
+    if (!g.nccl)
+      g.nccl = std::make_unique<nccl_communicator>(g.rt.cluster(), s.mapped, g.name + ".nccl",
+                                                   g.rt.config().collective_timeout);
+    auto& ranks = g.nccl->local_ranks();
+    if (ranks.size() != parts.size())
+      throw runtime_error("internal: an NCCL stage with " + std::to_string(parts.size()) + " parts for "
+                          + std::to_string(ranks.size()) + " local ranks");
+    std::vector<nccl_buffers> local;
+    std::vector<std::pair<int, buffer_ref>> outs;
+    for (std::size_t k = 0; k < ranks.size(); ++k) {
+      auto& dev = s.mapped.at(static_cast<std::size_t>(ranks[k]));
+      auto& stream = g.streams[dev.id];
+      if (!stream)
+        stream = std::make_shared<cuda::device_stream>(dev);
+      auto out = std::make_shared<cuda::cuda_buffer>(s.type, s.shape, stream);
+      local.push_back({parts[k]->data(), out->data(), stream->handle()});
+      outs.emplace_back(dev.id, out);
+    }
+    g.nccl->all_reduce(local, count, s.type, s.op);
+    for (auto& [device_id, done] : s.results)
+      for (auto& [id, out] : outs)
+        if (id == device_id)
+          done.set_value(out);
+  } catch (...) {
+    g.failure = std::current_exception();
+    throw;
+  }
+#else
+  (void)g;
+  (void)s;
+  throw runtime_error("internal: a stage on CUDA devices in a build without NCCL");
+#endif
+}
+
 void run_stage(stage_group& g, reduction_stage& s) {
+  if (s.on_cuda) {
+    run_nccl_stage(g, s);
+    return;
+  }
   auto count = static_cast<std::size_t>(element_count(s.shape));
   std::vector<buffer_ref> parts;
   std::vector<const void*> data;
@@ -106,6 +164,18 @@ void run_stage(stage_group& g, reduction_stage& s) {
 }
 
 } // namespace
+
+bool nccl_stages_enabled() noexcept {
+#if AM_HAVE_CUDA && AM_HAVE_NCCL
+  static const bool on = [] {
+    const char* v = std::getenv("AM_PMAP_NCCL_STAGES");
+    return v != nullptr && std::string(v) == "1" && nccl_available();
+  }();
+  return on;
+#else
+  return false;
+#endif
+}
 
 bool stage_reduces(am::dtype type, reduce_op) noexcept {
   return type == am::dtype::float32 || type == am::dtype::float64;

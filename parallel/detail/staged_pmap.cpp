@@ -163,10 +163,13 @@ bool can_stage(const staged_call& call) {
       return false;
   if (current_runtime()->workers())
     return false; // single-controller: the workers run no stage (the plan's transfers serve it)
+  std::size_t cuda = 0, all = call.stacked->device_assignment().size();
   for (auto& d : call.stacked->device_assignment())
-    if (d.platform != am::platform::cpu)
-      return false; // CUDA devices: NCCL stages are not wired to pmap yet
-  return true;
+    cuda += d.platform == am::platform::cuda ? 1 : 0;
+  if (cuda == 0)
+    return true;
+  // CUDA devices: NCCL stages where turned on (stage_reduction.hpp), never a mix of platforms.
+  return cuda == all && nccl_stages_enabled();
 }
 
 std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_call& call);
@@ -229,9 +232,11 @@ array reduction(reduce_op op, const array& operand, const staged_call& call) {
   std::vector<std::pair<std::int64_t, shard_future>> local;
   std::set<int> processes;
   std::vector<int> ids;
+  bool on_cuda = false;
   for (auto& d : call.stacked->device_assignment()) {
     processes.insert(d.process_index);
     ids.push_back(d.id);
+    on_cuda = on_cuda || d.platform == am::platform::cuda;
   }
   for (auto& sh : *shards)
     if (is_addressable(sh.device))
@@ -243,6 +248,8 @@ array reduction(reduce_op op, const array& operand, const staged_call& call) {
   stage.shape = slice;
   stage.total_parts = static_cast<int>(call.size);
   stage.devices = std::move(ids);
+  stage.mapped = call.stacked->device_assignment();
+  stage.on_cuda = on_cuda;
   stage.processes.assign(processes.begin(), processes.end());
   for (auto& [position, f] : local)
     stage.parts.push_back(f);
