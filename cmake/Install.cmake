@@ -26,8 +26,10 @@ foreach(_floor sharding parallel multihost colocated)
   endif()
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/actormesh.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh)
-# Of observability/, only the public trace header (am::trace_scope, start_trace, stop_trace).
-install(FILES ${PROJECT_SOURCE_DIR}/observability/trace.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/observability)
+# Of observability/, only the public headers: traces (am::trace_scope, start_trace, stop_trace) and
+# the live counters (am::runtime_stats).
+install(FILES ${PROJECT_SOURCE_DIR}/observability/trace.hpp ${PROJECT_SOURCE_DIR}/observability/runtime_stats.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/observability)
 install(FILES ${PROJECT_BINARY_DIR}/generated/actormesh/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actormesh)
 

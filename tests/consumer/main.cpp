@@ -26,5 +26,10 @@ int main() {
   auto f = am::jit([](const am::array& a) { return a * 2.0 + 1.0; });
   auto total = am::sum(f(x)).to_host().item<float>();
   std::printf("consumer: jit sum %g\n", static_cast<double>(total));
-  return values[3] == 13 && total == 36.0f ? 0 : 1;
+  // The live counters through the installed header: the program above ran on devs[2].
+  auto stats = am::runtime_stats();
+  bool counted = stats.devices.size() == 3 && stats.devices[2].calls_done >= 2;
+  std::printf("consumer: runtime_stats %zu devices, %llu calls done on the last\n", stats.devices.size(),
+              static_cast<unsigned long long>(stats.devices.empty() ? 0 : stats.devices.back().calls_done));
+  return values[3] == 13 && total == 36.0f && counted ? 0 : 1;
 }
