@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <utility>
@@ -82,6 +83,29 @@ std::string same_line_everywhere(const am::testing::command_result& one, const a
   return expected[0];
 }
 
+/// A fresh, empty directory for flight recorder dumps, named after `what` and this process.
+std::filesystem::path fresh_dump_dir(const std::string& what) {
+  auto dir = std::filesystem::temp_directory_path() / ("am_pmap_" + what + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// Starts the probe with `args` as both processes of a new cluster (started directly, not by the
+/// launcher, which stops every process when one dies), each with `extra` added to its environment.
+void start_both(am::testing::process_group& group, const std::vector<std::string>& args,
+                const std::map<std::string, std::string>& extra) {
+  const int port = am::testing::free_loopback_port();
+  std::vector<std::string> argv{probe};
+  argv.insert(argv.end(), args.begin(), args.end());
+  for (int p = 0; p < 2; ++p) {
+    auto env = am::testing::cluster_env(p, 2, port);
+    for (auto& [k, v] : extra)
+      env[k] = v;
+    group.start(argv, env);
+  }
+}
+
 } // namespace
 
 TEST_CASE("pmap trains across two processes to the same w and b as one process, bit for bit", "[integration][pmap]") {
@@ -110,15 +134,9 @@ TEST_CASE("every pmap collective across two processes gives one process's values
 
 TEST_CASE("a process killed mid-training ends the other's pmap step with a clear error, not a hang",
           "[integration][pmap][errors]") {
-  // Started directly (not by the launcher, which stops every process when one dies).
   using namespace std::chrono_literals;
   am::testing::process_group group;
-  const int port = am::testing::free_loopback_port();
-  for (int p = 0; p < 2; ++p) {
-    auto env = am::testing::cluster_env(p, 2, port);
-    env["AM_COLLECTIVE_TIMEOUT"] = "20s";
-    group.start({probe, "die-at", "1", "20"}, env);
-  }
+  start_both(group, {"die-at", "1", "20"}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}});
   auto start = std::chrono::steady_clock::now();
   REQUIRE(group.wait(60s));
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -136,17 +154,10 @@ TEST_CASE("a process killed mid-training ends the other's pmap step with a clear
 TEST_CASE("processes that make different pmap calls both get a desync error and a flight recorder dump, not a hang",
           "[integration][pmap][errors]") {
   using namespace std::chrono_literals;
-  auto dir = std::filesystem::temp_directory_path() / ("am_pmap_desync_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  auto dir = fresh_dump_dir("desync");
   am::testing::process_group group;
-  const int port = am::testing::free_loopback_port();
-  for (int p = 0; p < 2; ++p) {
-    auto env = am::testing::cluster_env(p, 2, port);
-    env["AM_COLLECTIVE_TIMEOUT"] = "20s"; // the supervisor's check answers at once, long before
-    env["AM_FLIGHT_RECORDER_DIR"] = dir.string();
-    group.start({probe, "mismatch"}, env);
-  }
+  // The supervisor's check answers at once, long before the collective timeout.
+  start_both(group, {"mismatch"}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
   auto start = std::chrono::steady_clock::now();
   REQUIRE(group.wait(60s));
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -170,17 +181,9 @@ TEST_CASE("processes that make different pmap calls both get a desync error and 
 TEST_CASE("a process that stalls before a psum fails the other's stage with a timeout naming it, not a hang",
           "[integration][pmap][errors]") {
   using namespace std::chrono_literals;
-  auto dir = std::filesystem::temp_directory_path() / ("am_pmap_stall_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  auto dir = fresh_dump_dir("stall");
   am::testing::process_group group;
-  const int port = am::testing::free_loopback_port();
-  for (int p = 0; p < 2; ++p) {
-    auto env = am::testing::cluster_env(p, 2, port);
-    env["AM_COLLECTIVE_TIMEOUT"] = "2s";
-    env["AM_FLIGHT_RECORDER_DIR"] = dir.string();
-    group.start({probe, "stall", "6000"}, env);
-  }
+  start_both(group, {"stall", "6000"}, {{"AM_COLLECTIVE_TIMEOUT", "2s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
   REQUIRE(group.wait(60s));
   INFO(group.all_output());
   auto out = group[0].output();
@@ -198,12 +201,7 @@ TEST_CASE("two threads per process psumming over different devices at once all g
           "[integration][pmap][threads]") {
   using namespace std::chrono_literals;
   am::testing::process_group group;
-  const int port = am::testing::free_loopback_port();
-  for (int p = 0; p < 2; ++p) {
-    auto env = am::testing::cluster_env(p, 2, port, 2);
-    env["AM_COLLECTIVE_TIMEOUT"] = "20s";
-    group.start({probe, "threads", "40"}, env);
-  }
+  start_both(group, {"threads", "40"}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}});
   REQUIRE(group.wait(90s));
   INFO(group.all_output());
   for (int p = 0; p < 2; ++p) {
