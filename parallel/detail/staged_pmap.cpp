@@ -322,6 +322,8 @@ std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_c
   std::map<int, batched> values;
   for (std::size_t k = 0; k < call.global.size(); ++k)
     values[g.inputs.at(k)] = batched{call.global[k], call.mapped[k]};
+  for (std::size_t k = call.global.size(); k < g.inputs.size(); ++k) // arrays the function captured
+    values[g.inputs[k]] = batched{p->traced.captured.at(k - call.global.size()), false};
   batch_axis axis{call.axis_name, call.size, call.stacked, call.stacked};
   for (std::size_t k = 0; k < p->segments.size(); ++k) {
     for (int c : p->stages[k]) {

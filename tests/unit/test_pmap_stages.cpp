@@ -125,6 +125,14 @@ TEST_CASE("small reductions in one process stay inside the plan; a reduction of 
                 "i", {0, none}, {none, none, 0});
   auto [s, m, t] = f(x, device_put(b, eight()[0]));
   CHECK(values(s) == std::vector<double>{8, 16, 24, 32, 40});
+  // A captured array (not an argument) of 80 KB: unmapped, so a product by 8, no stage.
+  auto big = device_put(host_array::full({10000}, 0.5, dtype::float64), eight()[0]);
+  auto captured = pmap([big](const array& a) { return psum(big, "i") + psum(a, "i"); }, "i", {0}, {none});
+  auto wide = device_put(host_array::full({8, 10000}, 1.0, dtype::float64), eight());
+  auto got = values(captured(wide));
+  CHECK(got.size() == 10000);
+  CHECK(got.front() == 12.0);
+  CHECK(got.back() == 12.0);
   CHECK(values(m) == std::vector<double>{1, 2, 3, 4, 5});
   CHECK(all_close(values(t), values(x + sum(x, {0})), 1e-12, 1e-12));
 }
