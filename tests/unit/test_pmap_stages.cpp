@@ -90,6 +90,18 @@ TEST_CASE("staged reductions give the one-plan path's values bit for bit", "[pma
   }
 }
 
+TEST_CASE("staged pmaps with in_axes and out_axes 1 and an output that is an argument", "[pmap][stages]") {
+  runtime rt(eight_cpus());
+  auto x = device_put(sample({6, 8, 3000}, 13), eight()[0]); // mapped along dim 1
+  auto f = pmap([](const array& a) { return std::make_tuple(a * psum(a, "i"), a); }, "i", {1}, {1, 0});
+  auto [staged_y, staged_a] = f(x);
+  auto [plain_y, plain_a] = one_plan([&] { return f(x); });
+  CHECK(staged_y.shape() == shape_t{6, 8, 3000});
+  CHECK(bits(staged_y) == bits(plain_y));
+  CHECK(staged_a.shape() == shape_t{8, 6, 3000});
+  CHECK(bits(staged_a) == bits(plain_a));
+}
+
 TEST_CASE("pmax and pmin stages let NaN win", "[pmap][stages]") {
   runtime rt(eight_cpus());
   std::vector<double> v(8 * 4, 1.0);
