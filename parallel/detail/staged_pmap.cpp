@@ -178,7 +178,7 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
 
 struct staged_cache {
   mutable std::mutex mutex;
-  std::map<std::string, std::shared_ptr<staged_program>> programs;
+  std::map<std::string, std::shared_ptr<staged_program>> programs; ///< at most staged_cache_bound
 };
 
 std::size_t staged_programs(const staged_cache& cache) {
@@ -221,6 +221,8 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
   p->across_processes = processes.size() > 1;
   analyse(*p, call.global.size(), call.axis_name, p->across_processes);
   std::lock_guard<std::mutex> guard(cache.mutex);
+  if (cache.programs.size() >= staged_cache_bound && cache.programs.count(key) == 0)
+    cache.programs.clear(); // a function called with ever new signatures: keep the memory bounded
   return cache.programs.emplace(key, p).first->second;
 }
 

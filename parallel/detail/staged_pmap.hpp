@@ -17,8 +17,13 @@
 
 namespace am::detail {
 
-/// The staged programs of one pmapped function, by argument signature.
+/// The staged programs of one pmapped function, by argument signature (at most
+/// staged_cache_bound; past it the cache starts again, as a jitted function's plans do).
 struct staged_cache;
+
+/// Signatures one staged cache keeps: each holds a traced graph and its segments' plans, heavier
+/// than one jitted plan, so fewer than a plan cache's.
+constexpr std::size_t staged_cache_bound = 128;
 
 /// A fresh cache.
 std::shared_ptr<staged_cache> make_staged_cache();

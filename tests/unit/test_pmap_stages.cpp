@@ -234,3 +234,27 @@ TEST_CASE("stopping the runtime while stages are in flight neither hangs nor cra
   CHECK(hung == 0);
   CHECK(finished == 16);
 }
+
+TEST_CASE("a pmapped function called with ever new shapes keeps at most staged_cache_bound staged programs",
+          "[pmap][stages][cache]") {
+  runtime rt(eight_cpus());
+  auto two = std::vector<device>{eight()[0], eight()[1]};
+  auto f = pmap([](const array& a) { return psum(a, "i"); }, "i", {0}, {none});
+  auto signatures = detail::staged_cache_bound + 12;
+  std::size_t most = 0;
+  for (std::size_t k = 0; k < signatures; ++k) {
+    auto n = static_cast<std::int64_t>(8200 + k); // float64: 64 KiB a device or more, each a stage
+    auto r = f(device_put(host_array::full({2, n}, 1.5, dtype::float64), two));
+    most = std::max(most, f.cache_size());
+    if (k + 1 == signatures) {
+      auto got = values(r);
+      REQUIRE(got.size() == static_cast<std::size_t>(n));
+      CHECK(got.front() == 3.0);
+      CHECK(got.back() == 3.0);
+    }
+  }
+  CHECK(most == detail::staged_cache_bound); // filled to the bound, never past it
+  CHECK(f.cache_size() == signatures - detail::staged_cache_bound); // started again at the bound
+  auto again = f(device_put(host_array::full({2, 8200}, 2.0, dtype::float64), two));
+  CHECK(values(again).front() == 4.0);
+}
