@@ -19,6 +19,10 @@ foreach(_floor actors devices)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE PATTERN "remote" EXCLUDE)
 endforeach()
+# One internal header of actors/detail/ the public future.hpp includes: the future state's futex word
+# and spin lock (no CAF).
+install(FILES ${PROJECT_SOURCE_DIR}/actors/detail/ready_word.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actors/detail)
 foreach(_floor sharding parallel multihost colocated)
   if(EXISTS ${PROJECT_SOURCE_DIR}/${_floor})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
