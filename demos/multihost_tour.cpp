@@ -105,11 +105,14 @@ void host_local_and_global(int n) {
   section("host_local_array_to_global_array and global_array_to_host_local_array");
   const auto L = static_cast<std::int64_t>(am::local_device_count());
   am::mesh flat({static_cast<std::int64_t>(am::device_count())}, am::devices(), {"x"});
-  auto local = host_array::arange(0, 4, 1, am::dtype::int64);
-  for (std::int64_t k = 0; k < 4; ++k)
+  // The seed's np.arange(4) per host, grown to a multiple of the local device count (run alone on
+  // 8 devices, 4 elements cannot be split 8 ways); under the launcher's 2 devices a host it is 4.
+  const std::int64_t per_host = L * ((4 + L - 1) / L);
+  auto local = host_array::arange(0, per_host, 1, am::dtype::int64);
+  for (std::int64_t k = 0; k < per_host; ++k)
     local.set({k}, k * me);
   auto g = mh::host_local_array_to_global_array(local, flat, am::P("x"));
-  say("np.arange(4) * host_id over Mesh(devices, 'x'), P('x'): global shape " + shape_text(g.shape()) + ", value "
+  say("np.arange(" + std::to_string(per_host) + ") * host_id over Mesh(devices, 'x'), P('x'): global shape " + shape_text(g.shape()) + ", value "
       + one_line(mh::process_allgather(g, true)));
   am::mesh hosts({n, L}, am::devices(), {"host", "dev"});
   auto gh = mh::host_local_array_to_global_array(local, hosts, am::P("host"));
@@ -120,7 +123,7 @@ void host_local_and_global(int n) {
   say("np.arange(4) with P(): global shape " + shape_text(rep.shape()) + ", replicated everywhere: "
       + one_line(rep.to_host()));
   am::mesh m({n, L}, am::devices(), {"x", "y"});
-  auto global = am::device_put(host_array::arange(4 * n, am::dtype::float32).reshape({2 * n, 2}),
+  auto global = am::device_put(host_array::arange(2 * n * L, am::dtype::float32).reshape({2 * n, L}),
                                am::make_named_sharding(m, am::P("x", "y")));
   auto back = mh::global_array_to_host_local_array(global, m, am::P("x"));
   say("global " + shape_text(global.shape()) + " sharded P('x', 'y') -> host-local with P('x'): shape "

@@ -77,3 +77,14 @@ TEST_CASE("multihost: the multihost tour runs under actormesh launch -n 4 --cpu-
           != std::string::npos);
   }
 }
+
+TEST_CASE("multihost: the multihost tour runs alone, a cluster of one process on 8 devices", "[integration][multihost]") {
+  const auto tour = std::string(AM_BINARY_DIR) + "/demos/multihost_tour";
+  REQUIRE(std::filesystem::exists(tour));
+  auto r = am::testing::run_command("env AM_CPU_DEVICES=8 " + tour, 120);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("np.arange(8) * host_id over Mesh(devices, 'x'), P('x'): global shape (8,), value [0 0 0 0 0 0 0 0]\n")
+        != std::string::npos);
+  CHECK(r.output.find("live devices: 8 of 8\n") != std::string::npos);
+}
