@@ -4,7 +4,7 @@
 #include "actors/errors.hpp"
 #include "devices/collectives/communicator.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
-#include "devices/collectives/serial_worker.hpp"
+#include "devices/collectives/stage_group.hpp"
 #include "devices/collectives/shared_view.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -26,55 +26,6 @@
 namespace am::detail {
 
 namespace {
-
-/// The stages of one list of mapped devices: their worker and, across processes, their
-/// communicator (created by the worker at the group's first stage; creation is collective, and
-/// every process reaches its first stage of the group at the same point of the program).
-struct stage_group {
-  stage_group(runtime_impl& r, const std::vector<int>& devices, std::vector<int> p)
-    : rt(r), name(name_of(devices)), processes(std::move(p)), worker("am-pmap-stage") {}
-
-  /// The communicator's name: the same in every process for the same device list, at most 200
-  /// characters however many devices (FNV-1a of the ids, and their count).
-  static std::string name_of(const std::vector<int>& devices) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (int d : devices)
-      for (int k = 0; k < 4; ++k) {
-        h ^= (static_cast<std::uint32_t>(d) >> (8 * k)) & 0xffu;
-        h *= 1099511628211ull;
-      }
-    char text[64];
-    std::snprintf(text, sizeof text, "am.pmap.%zu.%016llx", devices.size(), static_cast<unsigned long long>(h));
-    return text;
-  }
-
-  runtime_impl& rt;
-  std::string name;
-  std::vector<int> processes;
-  std::unique_ptr<communicator> comm; ///< only touched on the worker
-  std::exception_ptr failure;         ///< the first failure across processes (worker only)
-#if AM_HAVE_CUDA && AM_HAVE_NCCL
-  std::unique_ptr<nccl_communicator> nccl;                  ///< CUDA devices' stages (worker only)
-  std::map<int, std::shared_ptr<cuda::device_stream>> streams;    ///< the stage's stream per device id
-#endif
-  serial_worker worker;               ///< last: joined first, while the rest is alive
-};
-
-/// The runtime's stage groups, by device list.
-struct stage_groups {
-  std::mutex mutex;
-  std::map<std::vector<int>, std::unique_ptr<stage_group>> groups;
-};
-
-stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const std::vector<int>& processes) {
-  auto svc = std::static_pointer_cast<stage_groups>(
-    rt.service("pmap_stages", [] { return std::make_shared<stage_groups>(); }));
-  std::lock_guard<std::mutex> guard(svc->mutex);
-  auto& g = svc->groups[devices];
-  if (!g)
-    g = std::make_unique<stage_group>(rt, devices, processes);
-  return *g;
-}
 
 /// A stage on CUDA devices: one NCCL all-reduce over every mapped device (see the header).
 void run_nccl_stage(stage_group& g, reduction_stage& s) {
@@ -143,19 +94,9 @@ void run_stage(stage_group& g, reduction_stage& s) {
   combine_parts(s.type, s.op, data, count, out->data());
   parts.clear(); // the parts' memory goes back before the wait across processes
   if (g.processes.size() > 1) {
-    // The first failure across processes is every later stage's error too (the communicator is
-    // broken by it; its own later refusals would hide what happened).
-    if (g.failure)
-      std::rethrow_exception(g.failure);
-    try {
-      if (!g.comm)
-        g.comm = std::make_unique<communicator>(g.rt.cluster(), g.processes, g.name, g.rt.data_plane_address(),
-                                                g.rt.config().collective_timeout);
-      g.comm->all_reduce(out->data(), out->data(), count, s.type, s.op == reduce_op::mean ? reduce_op::sum : s.op);
-    } catch (...) {
-      g.failure = std::current_exception();
-      throw;
-    }
+    across_processes(g, [&](communicator& comm) {
+      comm.all_reduce(out->data(), out->data(), count, s.type, s.op == reduce_op::mean ? reduce_op::sum : s.op);
+    });
   }
   if (s.op == reduce_op::mean)
     divide_in_place(s.type, out->data(), count, s.total_parts);
@@ -205,14 +146,7 @@ void combine_parts(am::dtype type, reduce_op op, const std::vector<const void*>&
 void issue_reduction(runtime_impl& rt, reduction_stage stage) {
   check_reducible(stage.type, stage.op);
   auto& g = group_for(rt, stage.devices, stage.processes);
-  g.worker.post([&g, s = std::make_shared<reduction_stage>(std::move(stage))] {
-    try {
-      run_stage(g, *s);
-    } catch (...) {
-      for (auto& r : s->results)
-        r.second.set_error(std::current_exception());
-    }
-  });
+  post_stage(g, std::move(stage), run_stage);
 }
 
 } // namespace am::detail

@@ -1,6 +1,7 @@
 #include "parallel/detail/staged_pmap.hpp"
 
 #include "actors/errors.hpp"
+#include "devices/collectives/stage_gather.hpp"
 #include "devices/collectives/stage_reduction.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "parallel/detail/axis_env.hpp"
@@ -12,6 +13,7 @@
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/elementwise.hpp"
 #include "sharding/detail/trace.hpp"
+#include "sharding/shape_ops.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -37,6 +39,7 @@ struct segment {
 struct staged_program {
   bool staged = false; ///< false: no stage (the one-plan path runs it)
   bool across_processes = false; ///< the mapped devices belong to several processes
+  bool gathers = false; ///< all_gather can be a stage over these devices (CPUs, stage_gathers)
   traced_function traced;
   std::vector<std::vector<int>> stages; ///< before segment k: the reductions run there, in node order
   std::vector<std::unique_ptr<segment>> segments;
@@ -47,39 +50,51 @@ struct staged_program {
 /// (the seed's loop: 35 us a step as one plan, 48 us with three staged scalar pmeans).
 constexpr std::int64_t stage_min_bytes = 64 << 10;
 
-/// The reduction a node is, when it is a stage over the axis `name` (over devices of several
-/// processes every such reduction is; within one process, those of stage_min_bytes or more).
-std::optional<reduce_op> stage_op(const node& n, const std::string& name, bool across_processes) {
+/// What a stage does: gather the parts, or reduce them with `op`.
+struct stage_kind {
+  bool gather = false;
+  reduce_op op = reduce_op::sum;
+};
+
+/// The stage a node is, when it is one over the axis `name` of `p`'s devices: a psum, pmean,
+/// pmax or pmin of float32/float64, or an all_gather (where p.gathers); over devices of several
+/// processes every such node is, within one process those of stage_min_bytes or more a device.
+std::optional<stage_kind> stage_of(const node& n, const std::string& name, const staged_program& p) {
   if (n.kind != node_kind::collective || name.empty())
     return std::nullopt;
-  if (!across_processes
+  if (!p.across_processes
       && element_count(n.shape) * static_cast<std::int64_t>(size_of(n.type)) < stage_min_bytes)
     return std::nullopt;
   auto& c = collective_of(n);
   if (c.axis_name != name)
     return std::nullopt;
-  std::optional<reduce_op> op;
+  stage_kind k;
   switch (c.kind) {
-    case collective_kind::psum: op = reduce_op::sum; break;
-    case collective_kind::pmean: op = reduce_op::mean; break;
-    case collective_kind::pmax: op = reduce_op::max; break;
-    case collective_kind::pmin: op = reduce_op::min; break;
+    case collective_kind::psum: k.op = reduce_op::sum; break;
+    case collective_kind::pmean: k.op = reduce_op::mean; break;
+    case collective_kind::pmax: k.op = reduce_op::max; break;
+    case collective_kind::pmin: k.op = reduce_op::min; break;
+    case collective_kind::all_gather:
+      if (!p.gathers)
+        return std::nullopt;
+      k.gather = true;
+      return k;
     default: return std::nullopt;
   }
-  if (!stage_reduces(n.type, *op))
+  if (!stage_reduces(n.type, k.op))
     return std::nullopt;
-  return op;
+  return k;
 }
 
 /// Cuts the traced graph at its stages (see the header).
-void analyse(staged_program& p, std::size_t arguments, const std::string& name, bool across_processes) {
+void analyse(staged_program& p, std::size_t arguments, const std::string& name) {
   auto& g = p.traced.g;
   auto count = g.nodes.size();
   std::vector<char> candidate(count, 0), live(count, 0), argument(count, 0), captured(count, 0);
   for (std::size_t k = 0; k < g.inputs.size(); ++k)
     (k < arguments ? argument : captured)[static_cast<std::size_t>(g.inputs[k])] = 1;
   for (std::size_t i = 0; i < count; ++i)
-    candidate[i] = stage_op(g.nodes[i], name, across_processes).has_value();
+    candidate[i] = stage_of(g.nodes[i], name, p).has_value();
   for (int o : g.outputs)
     live[static_cast<std::size_t>(o)] = 1;
   for (std::size_t i = count; i-- > 0;)
@@ -216,65 +231,118 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
     p->traced = trace_function(*call.f, slices);
   }
   std::set<int> processes;
-  for (auto& d : call.stacked->device_assignment())
+  std::vector<int> owners;
+  bool cpus = true;
+  for (auto& d : call.stacked->device_assignment()) {
     processes.insert(d.process_index);
+    owners.push_back(d.process_index);
+    cpus = cpus && d.platform == am::platform::cpu;
+  }
   p->across_processes = processes.size() > 1;
-  analyse(*p, call.global.size(), call.axis_name, p->across_processes);
+  p->gathers = cpus && stage_gathers(owners);
+  analyse(*p, call.global.size(), call.axis_name);
   std::lock_guard<std::mutex> guard(cache.mutex);
   if (cache.programs.size() >= staged_cache_bound && cache.programs.count(key) == 0)
     cache.programs.clear(); // a function called with ever new signatures: keep the memory bounded
   return cache.programs.emplace(key, p).first->second;
 }
 
-/// A reduction stage on `operand` (mapped: [B, slice...], one slice per device): its result on
-/// every device, replicated, resolved when the stage ran.
-array reduction(reduce_op op, const array& operand, const staged_call& call) {
-  auto shards = concrete_state(operand).shards();
-  shape_t slice(operand.shape().begin() + 1, operand.shape().end());
-  std::vector<std::pair<std::int64_t, shard_future>> local;
-  std::set<int> processes;
-  std::vector<int> ids;
+/// What every stage of `call` takes: the mapped devices and this process's parts of `operand`
+/// (mapped: [B, slice...], one slice per device), in the mapped axis's order.
+struct stage_inputs {
+  std::vector<int> ids;       ///< the mapped devices' ids
+  std::vector<int> owners;    ///< their processes
+  std::vector<int> processes; ///< sorted, once each
   bool on_cuda = false;
+  std::vector<shard_future> parts;
+};
+
+stage_inputs inputs_of(const array& operand, const staged_call& call) {
+  stage_inputs in;
+  std::set<int> processes;
   for (auto& d : call.stacked->device_assignment()) {
     processes.insert(d.process_index);
-    ids.push_back(d.id);
-    on_cuda = on_cuda || d.platform == am::platform::cuda;
+    in.ids.push_back(d.id);
+    in.owners.push_back(d.process_index);
+    in.on_cuda = in.on_cuda || d.platform == am::platform::cuda;
   }
-  for (auto& sh : *shards)
+  in.processes.assign(processes.begin(), processes.end());
+  std::vector<std::pair<std::int64_t, shard_future>> local;
+  for (auto& sh : *concrete_state(operand).shards())
     if (is_addressable(sh.device))
       local.emplace_back(sh.index.at(0).start, sh.data);
   std::sort(local.begin(), local.end(), [](auto& a, auto& b) { return a.first < b.first; });
-  reduction_stage stage;
-  stage.op = op;
-  stage.type = operand.dtype();
-  stage.shape = slice;
-  stage.total_parts = static_cast<int>(call.size);
-  stage.devices = std::move(ids);
-  stage.mapped = call.stacked->device_assignment();
-  stage.on_cuda = on_cuda;
-  stage.processes.assign(processes.begin(), processes.end());
   for (auto& [position, f] : local)
-    stage.parts.push_back(f);
+    in.parts.push_back(f);
+  return in;
+}
+
+/// A stage's result of `shape` and `type`, replicated over `call`'s devices: a promise per local
+/// device in `results` (for the stage to keep), the other processes' shards remote.
+array replicated_result(const shape_t& shape, am::dtype type, const staged_call& call,
+                        std::vector<std::pair<int, promise<buffer_ref>>>& results) {
   std::vector<shard> out;
-  for (auto& pl : call.replicated->shard_placements(slice)) {
+  for (auto& pl : call.replicated->shard_placements(shape)) {
     shard_future data;
     if (is_addressable(pl.device)) {
       promise<buffer_ref> done;
       data = done.get_future();
-      stage.results.emplace_back(pl.device.id, std::move(done));
+      results.emplace_back(pl.device.id, std::move(done));
     } else {
       data = remote_shard(pl.device);
     }
     out.push_back({pl.device, pl.index, pl.replica_id, std::move(data)});
   }
-  if (!stage.results.empty())
-    issue_reduction(*current_runtime(), std::move(stage));
   auto s = std::make_shared<array_state>();
-  s->shape = slice;
-  s->type = operand.dtype();
+  s->shape = shape;
+  s->type = type;
   s->layout = call.replicated;
   s->set_shards(std::move(out));
   return array(std::move(s));
+}
+
+/// A reduction stage on `operand` (mapped: [B, slice...], one slice per device): its result on
+/// every device, replicated, resolved when the stage ran.
+array reduction(reduce_op op, const array& operand, const staged_call& call) {
+  auto in = inputs_of(operand, call);
+  shape_t slice(operand.shape().begin() + 1, operand.shape().end());
+  reduction_stage stage;
+  stage.op = op;
+  stage.type = operand.dtype();
+  stage.shape = slice;
+  stage.total_parts = static_cast<int>(call.size);
+  stage.devices = std::move(in.ids);
+  stage.mapped = call.stacked->device_assignment();
+  stage.on_cuda = in.on_cuda;
+  stage.processes = std::move(in.processes);
+  stage.parts = std::move(in.parts);
+  auto result = replicated_result(slice, operand.dtype(), call, stage.results);
+  if (!stage.results.empty())
+    issue_reduction(*current_runtime(), std::move(stage));
+  return result;
+}
+
+/// An all_gather stage on `operand` (mapped: [B, slice...]) for node `n`: the slices one after
+/// another on every device, replicated ([B, slice...], which is also the tiled gather along axis
+/// 0), then moved to the gather's axis and tiled there as the one-plan path does.
+array gathered(const node& n, const array& operand, const staged_call& call) {
+  auto in = inputs_of(operand, call);
+  gather_stage stage;
+  stage.type = operand.dtype();
+  stage.part_shape = shape_t(operand.shape().begin() + 1, operand.shape().end());
+  auto& c = collective_of(n);
+  stage.shape = c.axis == 0 ? n.shape : operand.shape();
+  stage.devices = std::move(in.ids);
+  stage.owners = std::move(in.owners);
+  stage.processes = std::move(in.processes);
+  stage.parts = std::move(in.parts);
+  auto result = replicated_result(stage.shape, operand.dtype(), call, stage.results);
+  if (!stage.results.empty())
+    issue_gather(*current_runtime(), std::move(stage));
+  if (c.axis == 0)
+    return result;
+  auto moved = moveaxis(result, 0, c.axis);
+  return c.tiled ? reshape(moved, n.shape) : moved;
 }
 
 /// Runs segment `s` on the values it takes; records the values it exports.
@@ -331,8 +399,11 @@ std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_c
     for (int c : p->stages[k]) {
       auto& n = g.nodes[static_cast<std::size_t>(c)];
       auto& operand = values.at(n.operands.at(0));
-      if (operand.mapped)
-        values[c] = batched{reduction(*stage_op(n, call.axis_name, p->across_processes), operand.value, call), false};
+      auto kind = *stage_of(n, call.axis_name, *p);
+      if (operand.mapped && kind.gather)
+        values[c] = batched{gathered(n, operand.value, call), false};
+      else if (operand.mapped)
+        values[c] = batched{reduction(kind.op, operand.value, call), false};
       else
         values[c] = batch_collective(n, {operand}, axis); // the same on every device: no communication
     }

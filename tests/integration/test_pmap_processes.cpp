@@ -1,11 +1,12 @@
 // pmap across processes (issue 10, items 2, 4, 5): under `actormesh launch -n 2` every process runs
 // the same program, pmap maps over the first device of each process, and the collectives cross the
-// processes: psum, pmean, pmax and pmin as collective stages all-reduced by the collectives engine
-// (am::communicator, numbered and checked by the supervisor). The same training and the same
-// collectives in one process (2 local devices) give the same values bit for bit; a process killed
+// processes: psum, pmean, pmax and pmin as collective stages all-reduced, all_gather as stages
+// all-gathered by the collectives engine (am::communicator, numbered and checked by the
+// supervisor). The same training and the same collectives in one process (2 local devices) give the same values bit for bit; a process killed
 // mid-training ends the other's step with an error naming the failure, within seconds, not a hang;
-// processes that reduce different shapes get the supervisor's desync error and the flight
-// recorder's dump; a process that stalls makes the other's stage time out naming it; two threads
+// processes that reduce different shapes, or issue different collectives (a psum and an
+// all_gather), get the supervisor's desync error and the flight recorder's dump; a process killed
+// between all_gather stages is named by the other's process_failure_error; a process that stalls makes the other's stage time out naming it; two threads
 // per process mapping different devices need no order between them;
 // the pmap tour runs under the launcher with the same w, b.
 // (pmap_tour is a demo: build it first when building test targets alone.)
@@ -106,6 +107,52 @@ void start_both(am::testing::process_group& group, const std::vector<std::string
   }
 }
 
+/// Runs the probe with `args` (process 1 kills itself at step 20) as both processes of a cluster
+/// with a 20 s collective timeout: process 0's step ends with process_failure_error naming
+/// process 1, within seconds (the failure, not the timeout), not a hang.
+void expect_failure_named(const std::vector<std::string>& args) {
+  using namespace std::chrono_literals;
+  am::testing::process_group group;
+  start_both(group, args, {{"AM_COLLECTIVE_TIMEOUT", "20s"}});
+  auto start = std::chrono::steady_clock::now();
+  REQUIRE(group.wait(60s));
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(group.all_output());
+  CHECK(group[1].signal == 9);
+  CHECK(group[1].output().find("process 1 dies at step 20") != std::string::npos);
+  auto errors = lines_after(group[0].output(), "error ");
+  REQUIRE(errors.size() == 1);
+  // Named by the stage's collective ("Process 1 has failed") or the failure notice ("process 1 (host").
+  CHECK(std::regex_search(errors[0], std::regex("^process_failure_error: .*([Pp]rocess 1 has failed|process 1 \\(host)")));
+  CHECK(group[0].status == 1);
+  CHECK(seconds < 30); // well inside the 20 s collective timeout plus start-up
+}
+
+/// Runs the probe in `mode` (processes that issue different collectives) as both processes of a
+/// cluster: each ends with one error matching `desync` that names its flight recorder dump, which
+/// exists, within seconds (the supervisor's check answers at once, long before the 20 s timeout).
+void expect_desync(const std::string& mode, const std::regex& desync) {
+  using namespace std::chrono_literals;
+  auto dir = fresh_dump_dir(mode);
+  am::testing::process_group group;
+  start_both(group, {mode}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
+  auto start = std::chrono::steady_clock::now();
+  REQUIRE(group.wait(60s));
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(group.all_output());
+  for (int p = 0; p < 2; ++p) {
+    auto errors = lines_after(group[static_cast<std::size_t>(p)].output(), "error ");
+    REQUIRE(errors.size() == 1);
+    CHECK(std::regex_search(errors[0], desync));
+    auto dump = (dir / ("flight_recorder." + std::to_string(p) + ".txt")).string();
+    CHECK(errors[0].find("(flight recorder: " + dump + ")") != std::string::npos);
+    CHECK(std::filesystem::exists(dump));
+    CHECK(group[static_cast<std::size_t>(p)].status == 1);
+  }
+  CHECK(seconds < 15);
+  std::filesystem::remove_all(dir);
+}
+
 } // namespace
 
 TEST_CASE("pmap trains across two processes to the same w and b as one process, bit for bit", "[integration][pmap]") {
@@ -122,7 +169,9 @@ TEST_CASE("pmap trains across two processes to the same w and b as one process, 
 TEST_CASE("every pmap collective across two processes gives one process's values", "[integration][pmap]") {
   auto [one, two] = alone_and_launched("collectives", 2);
   INFO(one.output << two.output);
-  const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "psum_scatter", "axis_index"};
+  const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled", "all_gather_axis1",
+                         "all_gather_int32", "all_gather_float32", "all_gather_reversed", "ppermute",
+                         "psum_scatter", "axis_index"};
   for (auto* name : names) {
     INFO(name);
     same_line_everywhere(one, two, std::string(name) + ": ");
@@ -130,52 +179,34 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   // psum of rows [1 2 3 4] and [5 6 7 8]: their sum on both devices.
   CHECK(lines_after(one.output, "psum: ")[0] == "6.000000 8.000000 10.000000 12.000000 6.000000 8.000000 10.000000 "
                                                  "12.000000");
+  // The rows in mapped order whichever process holds which (the devices reversed): 1 to 8.
+  CHECK(lines_after(one.output, "all_gather_reversed: ")[0] == "1.000000 2.000000 3.000000 4.000000 5.000000 "
+                                                               "6.000000 7.000000 8.000000");
 }
 
 TEST_CASE("a process killed mid-training ends the other's pmap step with a clear error, not a hang",
           "[integration][pmap][errors]") {
-  using namespace std::chrono_literals;
-  am::testing::process_group group;
-  start_both(group, {"die-at", "1", "20"}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}});
-  auto start = std::chrono::steady_clock::now();
-  REQUIRE(group.wait(60s));
-  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  INFO(group.all_output());
-  CHECK(group[1].signal == 9);
-  CHECK(group[1].output().find("process 1 dies at step 20") != std::string::npos);
-  auto errors = lines_after(group[0].output(), "error ");
-  REQUIRE(errors.size() == 1);
-  // Named by the stage's all-reduce ("Process 1 has failed") or the failure notice ("process 1 (host").
-  CHECK(std::regex_search(errors[0], std::regex("^process_failure_error: .*([Pp]rocess 1 has failed|process 1 \\(host)")));
-  CHECK(group[0].status == 1);
-  CHECK(seconds < 30); // well inside the 20 s collective timeout plus start-up: the failure, not a timeout
+  expect_failure_named({"die-at", "1", "20"});
 }
 
 TEST_CASE("processes that make different pmap calls both get a desync error and a flight recorder dump, not a hang",
           "[integration][pmap][errors]") {
-  using namespace std::chrono_literals;
-  auto dir = fresh_dump_dir("desync");
-  am::testing::process_group group;
-  // The supervisor's check answers at once, long before the collective timeout.
-  start_both(group, {"mismatch"}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
-  auto start = std::chrono::steady_clock::now();
-  REQUIRE(group.wait(60s));
-  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  INFO(group.all_output());
-  const std::regex desync(R"(^desync_error: all_reduce\(sum\) float64\[[45]\] \(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+')"
-                          R"(.*differs between processes \(desync\): process 0 issued all_reduce\(sum\) float64\[4\])"
-                          R"( over processes \[0, 1\]; process 1 issued all_reduce\(sum\) float64\[5\])");
-  for (int p = 0; p < 2; ++p) {
-    auto errors = lines_after(group[static_cast<std::size_t>(p)].output(), "error ");
-    REQUIRE(errors.size() == 1);
-    CHECK(std::regex_search(errors[0], desync));
-    auto dump = (dir / ("flight_recorder." + std::to_string(p) + ".txt")).string();
-    CHECK(errors[0].find("(flight recorder: " + dump + ")") != std::string::npos);
-    CHECK(std::filesystem::exists(dump));
-    CHECK(group[static_cast<std::size_t>(p)].status == 1);
-  }
-  CHECK(seconds < 15);
-  std::filesystem::remove_all(dir);
+  expect_desync("mismatch", std::regex(R"(^desync_error: all_reduce\(sum\) float64\[[45]\] \(step 1 of communicator )"
+                                       R"('am\.pmap\.2\.[0-9a-f]+'.*differs between processes \(desync\): process 0 )"
+                                       R"(issued all_reduce\(sum\) float64\[4\] over processes \[0, 1\]; process 1 )"
+                                       R"(issued all_reduce\(sum\) float64\[5\])"));
+}
+
+TEST_CASE("pmap processes issuing different collectives (a psum, an all_gather) get the desync error and dumps",
+          "[integration][pmap][errors]") {
+  expect_desync("mixed", std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
+                                    R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
+                                    R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_gather float64\[4\])"));
+}
+
+TEST_CASE("a process killed between all_gather stages ends the other's with process_failure_error naming it",
+          "[integration][pmap][errors]") {
+  expect_failure_named({"gather-die-at", "1", "20"});
 }
 
 TEST_CASE("a process that stalls before a psum fails the other's stage with a timeout naming it, not a hang",

@@ -5,12 +5,18 @@
 // devices, printed; and a process that dies in the middle of training.
 //
 //   pmap_probe train STEPS           trains STEPS steps; prints "w = <%.17g>  b = <%.17g>"
-//   pmap_probe collectives           psum, pmean, pmax, pmin, all_gather, ppermute, psum_scatter,
+//   pmap_probe collectives           psum, pmean, pmax, pmin, all_gather (stacked, tiled, along
+//                                    axis 1, of int32 and float32, over the devices reversed),
+//                                    ppermute, psum_scatter,
 //                                    axis_index over the devices; one line each
 //   pmap_probe die-at P K            trains; process P kills itself (SIGKILL) at step K; the others
 //                                    print the error that ends their step ("error <kind>: ...")
 //   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
 //                                    print the error ("error <kind>: ...")
+//   pmap_probe mixed                 process 1 all_gathers where process 0 psums; both print the
+//                                    error ("error <kind>: ...")
+//   pmap_probe gather-die-at P K     all_gathers step by step; process P kills itself (SIGKILL) at
+//                                    step K; the others print the error that ends their step
 //   pmap_probe stall MS              one psum, then process 1 sleeps MS before the second; every
 //                                    process prints "stall: first ok" and the second's result or
 //                                    error ("error <kind>: ...")
@@ -102,8 +108,8 @@ void train(long steps, int die_process, long die_step) {
 void collectives() {
   auto devices = mapped_devices();
   auto n = static_cast<std::int64_t>(devices.size());
-  auto x = am::device_put(
-    am::host_array::arange(1.0, 1.0 + 2 * n * n, 1.0, am::dtype::float64).reshape({n, 2 * n}), devices);
+  auto xh = am::host_array::arange(1.0, 1.0 + 2 * n * n, 1.0, am::dtype::float64).reshape({n, 2 * n});
+  auto x = am::device_put(xh, devices);
   auto show = [&](const char* name, auto f) {
     try {
       say(std::string(name) + ": " + values(gathered(am::pmap(f, "i", {0}, {0}, devices)(x), devices)));
@@ -116,6 +122,18 @@ void collectives() {
   show("pmax", [](const array& a) { return am::pmax(a, "i"); });
   show("pmin", [](const array& a) { return am::pmin(a, "i"); });
   show("all_gather", [](const array& a) { return am::all_gather(a, "i"); });
+  show("all_gather_tiled", [](const array& a) { return am::all_gather(a * 3.0, "i", 0, true); });
+  show("all_gather_axis1", [](const array& a) { return am::all_gather(a, "i", 1) - 1.0; });
+  show("all_gather_int32", [](const array& a) { return am::all_gather(am::astype(a, am::dtype::int32), "i"); });
+  show("all_gather_float32", [](const array& a) { return am::all_gather(am::astype(a, am::dtype::float32), "i", 0, true); });
+  // The devices the other way round: across processes, process 1's block comes first.
+  std::vector<am::device> reversed(devices.rbegin(), devices.rend());
+  try {
+    auto gather = am::pmap([](const array& a) { return am::all_gather(a, "i", 0, true); }, "i", {0}, {am::none}, reversed);
+    say("all_gather_reversed: " + values(gathered(gather(am::device_put(xh, reversed)), reversed)));
+  } catch (const std::exception& e) {
+    am::testing::report(e);
+  }
   show("ppermute", [n](const array& a) {
     std::vector<std::pair<int, int>> ring;
     for (int i = 0; i < n; ++i)
@@ -135,6 +153,33 @@ void mismatch() {
   auto x = am::device_put(am::host_array::full({n, width}, 1.0, am::dtype::float64), devices);
   auto summed = am::pmap([](const array& a) { return am::psum(a, "i"); }, "i", {0}, {am::none}, devices)(x);
   say("psum: " + values(summed.to_host()));
+}
+
+/// Process 0 psums where process 1 all_gathers the same slices (a program bug: the processes do
+/// not issue the same collectives).
+void mixed() {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto x = am::device_put(am::host_array::full({n, 4}, 1.0, am::dtype::float64), devices);
+  bool gather = am::process_index() == 1;
+  auto f = am::pmap([gather](const array& a) { return gather ? am::all_gather(a, "i", 0, true) : am::psum(a, "i"); },
+                    "i", {0}, {am::none}, devices);
+  say("mixed: " + values(f(x).to_host()));
+}
+
+/// All_gathers step by step; process `die_process` raises SIGKILL before step `die_step`.
+void gather_until_death(int die_process, long die_step) {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto f = am::pmap([](const array& a) { return am::all_gather(a, "i") * 2.0; }, "i", {0}, {am::none}, devices);
+  auto x = am::device_put(am::host_array::full({n, 4}, 1.0, am::dtype::float64), devices);
+  for (long s = 0; s < 1000000; ++s) {
+    if (s == die_step && am::process_index() == die_process) {
+      say("process " + std::to_string(die_process) + " dies at step " + std::to_string(s));
+      std::raise(SIGKILL);
+    }
+    f(x).block_until_ready();
+  }
 }
 
 /// A psum everywhere, then process 1 sleeps `ms` before the next one: the others' stage waits for
@@ -200,6 +245,10 @@ int main(int argc, char** argv) {
       collectives();
     else if (mode == "mismatch")
       mismatch();
+    else if (mode == "mixed")
+      mixed();
+    else if (mode == "gather-die-at" && argc > 3)
+      gather_until_death(std::atoi(argv[2]), std::atol(argv[3]));
     else if (mode == "stall" && argc > 2)
       stall(std::atol(argv[2]));
     else if (mode == "threads" && argc > 2)
@@ -207,7 +256,8 @@ int main(int argc, char** argv) {
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | stall MS | threads ROUNDS\n");
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | mixed | gather-die-at P K"
+                           " | stall MS | threads ROUNDS\n");
       return 2;
     }
   } catch (const std::exception& e) {

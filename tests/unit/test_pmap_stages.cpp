@@ -4,6 +4,7 @@
 // the plan, reductions of unmapped values, stages in the middle of a function and in a training
 // step, and many threads. Within one process, reductions of 64 KiB a device or more are stages.
 #include "grad_test_support.hpp"
+#include "stage_test_support.hpp"
 
 #include "parallel/detail/staged_pmap.hpp"
 
@@ -15,38 +16,7 @@
 using namespace am;
 using namespace am::testing;
 using namespace grad_test;
-
-namespace {
-
-std::vector<device> eight() { return am::devices(platform::cpu); }
-
-/// Bytes of every element, to compare bit for bit (NaNs included).
-std::vector<unsigned char> bits(const array& a) {
-  auto h = a.to_host();
-  std::vector<unsigned char> out(h.nbytes());
-  std::memcpy(out.data(), h.bytes().data(), out.size());
-  return out;
-}
-
-/// Runs `f` with the staged path off (one plan, as inside a trace), restoring it after.
-template <class F>
-auto one_plan(const F& f) {
-  detail::set_stages_enabled(false);
-  struct restore {
-    ~restore() { detail::set_stages_enabled(true); }
-  } r;
-  return f();
-}
-
-/// `f` under pmap over 8 devices with stages and as one plan.
-template <class F>
-void check_same_as_one_plan(const F& f, const array& x) {
-  auto mapped = pmap(f, "i");
-  auto staged = bits(mapped(x));
-  CHECK(staged == bits(one_plan([&] { return mapped(x); })));
-}
-
-} // namespace
+using namespace stage_test;
 
 TEST_CASE("a psum over 8 devices is one buffer that every device shares", "[pmap][stages]") {
   runtime rt(eight_cpus());

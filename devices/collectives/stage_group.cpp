@@ -1,0 +1,54 @@
+#include "devices/collectives/stage_group.hpp"
+
+#include <cstdio>
+#include <mutex>
+
+namespace am::detail {
+
+namespace {
+
+/// The runtime's stage groups, by device list.
+struct stage_groups {
+  std::mutex mutex;
+  std::map<std::vector<int>, std::unique_ptr<stage_group>> groups;
+};
+
+} // namespace
+
+stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const std::vector<int>& processes) {
+  auto svc = std::static_pointer_cast<stage_groups>(
+    rt.service("pmap_stages", [] { return std::make_shared<stage_groups>(); }));
+  std::lock_guard<std::mutex> guard(svc->mutex);
+  auto& g = svc->groups[devices];
+  if (!g)
+    g = std::make_unique<stage_group>(rt, devices, processes);
+  return *g;
+}
+
+std::string stage_group::name_of(const std::vector<int>& devices) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (int d : devices)
+    for (int k = 0; k < 4; ++k) {
+      h ^= (static_cast<std::uint32_t>(d) >> (8 * k)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  char text[64];
+  std::snprintf(text, sizeof text, "am.pmap.%zu.%016llx", devices.size(), static_cast<unsigned long long>(h));
+  return text;
+}
+
+void across_processes(stage_group& g, const std::function<void(communicator&)>& op) {
+  if (g.failure)
+    std::rethrow_exception(g.failure);
+  try {
+    if (!g.comm)
+      g.comm = std::make_unique<communicator>(g.rt.cluster(), g.processes, g.name, g.rt.data_plane_address(),
+                                              g.rt.config().collective_timeout);
+    op(*g.comm);
+  } catch (...) {
+    g.failure = std::current_exception();
+    throw;
+  }
+}
+
+} // namespace am::detail
