@@ -14,11 +14,7 @@ namespace am::detail {
 namespace {
 
 void run_gather(stage_group& g, gather_stage& s) {
-  if (s.results.empty())
-    throw runtime_error("internal: a gather stage without a local device");
-  auto pool = g.rt.cpu_pool(s.results.front().first);
-  if (!pool)
-    throw runtime_error("internal: a gather stage on a device without a host pool");
+  auto pool = result_pool(g, s.results, "a gather stage");
   auto part_bytes = static_cast<std::size_t>(element_count(s.part_shape)) * size_of(s.type);
   auto out = make_cpu_buffer(s.type, s.shape, pool);
   auto* dst = static_cast<std::byte*>(out->data());

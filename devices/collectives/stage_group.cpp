@@ -37,6 +37,17 @@ std::string stage_group::name_of(const std::vector<int>& devices) {
   return text;
 }
 
+host_parts wait_for_parts(const std::vector<shard_future>& parts, const char* what) {
+  host_parts out;
+  for (auto& f : parts) {
+    out.buffers.push_back(f.get());
+    if (!out.buffers.back()->host_accessible())
+      throw runtime_error(std::string("internal: ") + what + " got a part outside host memory");
+    out.data.push_back(out.buffers.back()->data());
+  }
+  return out;
+}
+
 void across_processes(stage_group& g, const std::function<void(communicator&)>& op) {
   if (g.failure)
     std::rethrow_exception(g.failure);

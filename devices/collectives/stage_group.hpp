@@ -5,6 +5,7 @@
 #pragma once
 
 #include "actormesh/build_config.hpp"
+#include "actors/errors.hpp"
 #include "devices/collectives/communicator.hpp"
 #include "devices/collectives/serial_worker.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -53,6 +54,28 @@ stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const 
 /// worker). The first failure is every later call's error too (the communicator is broken by it;
 /// its own later refusals would hide what happened). Worker only.
 void across_processes(stage_group& g, const std::function<void(communicator&)>& op);
+
+/// A stage's parts once computed: their buffers (kept while in use) and data, in host memory.
+struct host_parts {
+  std::vector<buffer_ref> buffers;
+  std::vector<const void*> data;
+};
+
+/// Waits for `parts` (throws a part's error); `what` ("a reduction stage") names the stage in the
+/// internal error for a part outside host memory.
+host_parts wait_for_parts(const std::vector<shard_future>& parts, const char* what);
+
+/// The host pool of the first local device of `results` ((device id, promise) pairs), for a
+/// stage's result; `what` names the stage in the internal errors (no local device, no pool).
+template <class Results>
+std::shared_ptr<buffer_pool> result_pool(stage_group& g, const Results& results, const char* what) {
+  if (results.empty())
+    throw runtime_error(std::string("internal: ") + what + " without a local device");
+  auto pool = g.rt.cpu_pool(results.front().first);
+  if (!pool)
+    throw runtime_error(std::string("internal: ") + what + " on a device without a host pool");
+  return pool;
+}
 
 /// Queues `run(g, stage)` on the group's worker, behind the stages already issued; when it
 /// throws, every result of the stage (`stage.results`: (device id, promise) pairs) gets the error.

@@ -77,22 +77,10 @@ void run_stage(stage_group& g, reduction_stage& s) {
     return;
   }
   auto count = static_cast<std::size_t>(element_count(s.shape));
-  std::vector<buffer_ref> parts;
-  std::vector<const void*> data;
-  for (auto& f : s.parts) {
-    parts.push_back(f.get());
-    if (!parts.back()->host_accessible())
-      throw runtime_error("internal: a reduction stage got a part outside host memory");
-    data.push_back(parts.back()->data());
-  }
-  if (s.results.empty())
-    throw runtime_error("internal: a reduction stage without a local device");
-  auto pool = g.rt.cpu_pool(s.results.front().first);
-  if (!pool)
-    throw runtime_error("internal: a reduction stage on a device without a host pool");
-  auto out = make_cpu_buffer(s.type, s.shape, pool);
-  combine_parts(s.type, s.op, data, count, out->data());
-  parts.clear(); // the parts' memory goes back before the wait across processes
+  auto parts = wait_for_parts(s.parts, "a reduction stage");
+  auto out = make_cpu_buffer(s.type, s.shape, result_pool(g, s.results, "a reduction stage"));
+  combine_parts(s.type, s.op, parts.data, count, out->data());
+  parts = {}; // the parts' memory goes back before the wait across processes
   if (g.processes.size() > 1) {
     across_processes(g, [&](communicator& comm) {
       comm.all_reduce(out->data(), out->data(), count, s.type, s.op == reduce_op::mean ? reduce_op::sum : s.op);

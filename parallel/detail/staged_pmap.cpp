@@ -3,6 +3,7 @@
 #include "actors/errors.hpp"
 #include "devices/collectives/stage_gather.hpp"
 #include "devices/collectives/stage_reduction.hpp"
+#include "devices/collectives/stage_scatter.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "parallel/detail/axis_env.hpp"
 #include "parallel/detail/batching.hpp"
@@ -40,6 +41,7 @@ struct staged_program {
   bool staged = false; ///< false: no stage (the one-plan path runs it)
   bool across_processes = false; ///< the mapped devices belong to several processes
   bool gathers = false; ///< all_gather can be a stage over these devices (CPUs, stage_gathers)
+  bool scatters = false; ///< psum_scatter can be a stage over these devices (CPUs, stage_scatters)
   traced_function traced;
   std::vector<std::vector<int>> stages; ///< before segment k: the reductions run there, in node order
   std::vector<std::unique_ptr<segment>> segments;
@@ -50,23 +52,27 @@ struct staged_program {
 /// (the seed's loop: 35 us a step as one plan, 48 us with three staged scalar pmeans).
 constexpr std::int64_t stage_min_bytes = 64 << 10;
 
-/// What a stage does: gather the parts, or reduce them with `op`.
+/// What a stage does: gather the parts, sum them and scatter the blocks, or reduce them with `op`.
 struct stage_kind {
   bool gather = false;
+  bool scatter = false;
   reduce_op op = reduce_op::sum;
 };
 
 /// The stage a node is, when it is one over the axis `name` of `p`'s devices: a psum, pmean,
-/// pmax or pmin of float32/float64, or an all_gather (where p.gathers); over devices of several
-/// processes every such node is, within one process those of stage_min_bytes or more a device.
+/// pmax or pmin of float32/float64, an all_gather (where p.gathers) or a psum_scatter along
+/// dimension 0 of float32/float64 (where p.scatters); over devices of several processes every
+/// such node is, within one process those of stage_min_bytes or more a device (a psum_scatter's
+/// operand).
 std::optional<stage_kind> stage_of(const node& n, const std::string& name, const staged_program& p) {
   if (n.kind != node_kind::collective || name.empty())
     return std::nullopt;
-  if (!p.across_processes
-      && element_count(n.shape) * static_cast<std::int64_t>(size_of(n.type)) < stage_min_bytes)
-    return std::nullopt;
   auto& c = collective_of(n);
   if (c.axis_name != name)
+    return std::nullopt;
+  auto scale = c.kind == collective_kind::psum_scatter ? c.axis_size : 1;
+  if (!p.across_processes
+      && element_count(n.shape) * scale * static_cast<std::int64_t>(size_of(n.type)) < stage_min_bytes)
     return std::nullopt;
   stage_kind k;
   switch (c.kind) {
@@ -79,6 +85,11 @@ std::optional<stage_kind> stage_of(const node& n, const std::string& name, const
         return std::nullopt;
       k.gather = true;
       return k;
+    case collective_kind::psum_scatter:
+      if (!p.scatters || c.axis != 0)
+        return std::nullopt;
+      k.scatter = true;
+      break;
     default: return std::nullopt;
   }
   if (!stage_reduces(n.type, k.op))
@@ -240,6 +251,7 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
   }
   p->across_processes = processes.size() > 1;
   p->gathers = cpus && stage_gathers(owners);
+  p->scatters = cpus && stage_scatters(owners);
   analyse(*p, call.global.size(), call.axis_name);
   std::lock_guard<std::mutex> guard(cache.mutex);
   if (cache.programs.size() >= staged_cache_bound && cache.programs.count(key) == 0)
@@ -277,17 +289,20 @@ stage_inputs inputs_of(const array& operand, const staged_call& call) {
   return in;
 }
 
-/// A stage's result of `shape` and `type`, replicated over `call`'s devices: a promise per local
-/// device in `results` (for the stage to keep), the other processes' shards remote.
-array replicated_result(const shape_t& shape, am::dtype type, const staged_call& call,
-                        std::vector<std::pair<int, promise<buffer_ref>>>& results) {
+/// A stage's result of `shape` and `type` laid out by `layout`: a promise per local device in
+/// `results` (for the stage to keep; with `positions`, each one's start along dim 0 there too),
+/// the other processes' shards remote.
+array stage_result(const shape_t& shape, am::dtype type, const sharding_ptr& layout,
+                   std::vector<std::pair<int, promise<buffer_ref>>>& results, std::vector<int>* positions = nullptr) {
   std::vector<shard> out;
-  for (auto& pl : call.replicated->shard_placements(shape)) {
+  for (auto& pl : layout->shard_placements(shape)) {
     shard_future data;
     if (is_addressable(pl.device)) {
       promise<buffer_ref> done;
       data = done.get_future();
       results.emplace_back(pl.device.id, std::move(done));
+      if (positions)
+        positions->push_back(static_cast<int>(pl.index.at(0).start));
     } else {
       data = remote_shard(pl.device);
     }
@@ -296,7 +311,7 @@ array replicated_result(const shape_t& shape, am::dtype type, const staged_call&
   auto s = std::make_shared<array_state>();
   s->shape = shape;
   s->type = type;
-  s->layout = call.replicated;
+  s->layout = layout;
   s->set_shards(std::move(out));
   return array(std::move(s));
 }
@@ -316,7 +331,7 @@ array reduction(reduce_op op, const array& operand, const staged_call& call) {
   stage.on_cuda = in.on_cuda;
   stage.processes = std::move(in.processes);
   stage.parts = std::move(in.parts);
-  auto result = replicated_result(slice, operand.dtype(), call, stage.results);
+  auto result = stage_result(slice, operand.dtype(), call.replicated, stage.results);
   if (!stage.results.empty())
     issue_reduction(*current_runtime(), std::move(stage));
   return result;
@@ -336,13 +351,36 @@ array gathered(const node& n, const array& operand, const staged_call& call) {
   stage.owners = std::move(in.owners);
   stage.processes = std::move(in.processes);
   stage.parts = std::move(in.parts);
-  auto result = replicated_result(stage.shape, operand.dtype(), call, stage.results);
+  auto result = stage_result(stage.shape, operand.dtype(), call.replicated, stage.results);
   if (!stage.results.empty())
     issue_gather(*current_runtime(), std::move(stage));
   if (c.axis == 0)
     return result;
   auto moved = moveaxis(result, 0, c.axis);
   return c.tiled ? reshape(moved, n.shape) : moved;
+}
+
+/// A psum_scatter stage along dimension 0 on `operand` (mapped: [B, B * k or B, rest...]) for node
+/// `n`: each device's block of the sum ([B, k or nothing, rest...], mapped), resolved when the
+/// stage ran.
+array scattered(const node& n, const array& operand, const staged_call& call) {
+  auto in = inputs_of(operand, call);
+  scatter_stage stage;
+  stage.type = operand.dtype();
+  stage.part_shape = shape_t(operand.shape().begin() + 1, operand.shape().end());
+  stage.block_shape = shape_t{1};
+  stage.block_shape.insert(stage.block_shape.end(), n.shape.begin(), n.shape.end()); // a device's shard
+  stage.devices = std::move(in.ids);
+  stage.processes = std::move(in.processes);
+  stage.parts = std::move(in.parts);
+  shape_t shape{call.size};
+  shape.insert(shape.end(), n.shape.begin(), n.shape.end());
+  auto result = stage_result(shape, operand.dtype(), call.stacked, stage.results, &stage.positions);
+  if (!stage.positions.empty())
+    stage.first_position = *std::min_element(stage.positions.begin(), stage.positions.end());
+  if (!stage.results.empty())
+    issue_scatter(*current_runtime(), std::move(stage));
+  return result;
 }
 
 /// Runs segment `s` on the values it takes; records the values it exports.
@@ -402,6 +440,8 @@ std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_c
       auto kind = *stage_of(n, call.axis_name, *p);
       if (operand.mapped && kind.gather)
         values[c] = batched{gathered(n, operand.value, call), false};
+      else if (operand.mapped && kind.scatter)
+        values[c] = batched{scattered(n, operand.value, call), true};
       else if (operand.mapped)
         values[c] = batched{reduction(kind.op, operand.value, call), false};
       else

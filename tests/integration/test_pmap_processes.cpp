@@ -128,14 +128,14 @@ void expect_failure_named(const std::vector<std::string>& args) {
   CHECK(seconds < 30); // well inside the 20 s collective timeout plus start-up
 }
 
-/// Runs the probe in `mode` (processes that issue different collectives) as both processes of a
+/// Runs the probe with `args` (processes that issue different collectives) as both processes of a
 /// cluster: each ends with one error matching `desync` that names its flight recorder dump, which
 /// exists, within seconds (the supervisor's check answers at once, long before the 20 s timeout).
-void expect_desync(const std::string& mode, const std::regex& desync) {
+void expect_desync(const std::vector<std::string>& args, const std::regex& desync) {
   using namespace std::chrono_literals;
-  auto dir = fresh_dump_dir(mode);
+  auto dir = fresh_dump_dir(args.back());
   am::testing::process_group group;
-  start_both(group, {mode}, {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
+  start_both(group, args, {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
   auto start = std::chrono::steady_clock::now();
   REQUIRE(group.wait(60s));
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -171,7 +171,7 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   INFO(one.output << two.output);
   const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled", "all_gather_axis1",
                          "all_gather_int32", "all_gather_float32", "all_gather_reversed", "ppermute",
-                         "psum_scatter", "axis_index"};
+                         "psum_scatter", "psum_scatter_stacked", "axis_index"};
   for (auto* name : names) {
     INFO(name);
     same_line_everywhere(one, two, std::string(name) + ": ");
@@ -191,22 +191,31 @@ TEST_CASE("a process killed mid-training ends the other's pmap step with a clear
 
 TEST_CASE("processes that make different pmap calls both get a desync error and a flight recorder dump, not a hang",
           "[integration][pmap][errors]") {
-  expect_desync("mismatch", std::regex(R"(^desync_error: all_reduce\(sum\) float64\[[45]\] \(step 1 of communicator )"
+  expect_desync({"mismatch"}, std::regex(R"(^desync_error: all_reduce\(sum\) float64\[[45]\] \(step 1 of communicator )"
                                        R"('am\.pmap\.2\.[0-9a-f]+'.*differs between processes \(desync\): process 0 )"
                                        R"(issued all_reduce\(sum\) float64\[4\] over processes \[0, 1\]; process 1 )"
                                        R"(issued all_reduce\(sum\) float64\[5\])"));
 }
 
-TEST_CASE("pmap processes issuing different collectives (a psum, an all_gather) get the desync error and dumps",
+TEST_CASE("pmap processes issuing different collectives (a psum against an all_gather or a psum_scatter) get the "
+          "desync error and dumps",
           "[integration][pmap][errors]") {
-  expect_desync("mixed", std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
-                                    R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
-                                    R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_gather float64\[4\])"));
+  expect_desync({"mixed", "gather"},
+                std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
+                           R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
+                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_gather float64\[4\])"));
+  expect_desync({"mixed", "scatter"},
+                std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
+                           R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
+                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued reduce_scatter\(sum\) )"
+                           R"(float64\[4\])"));
 }
 
-TEST_CASE("a process killed between all_gather stages ends the other's with process_failure_error naming it",
+TEST_CASE("a process killed between pmap all_gather or psum_scatter stages ends the other's with "
+          "process_failure_error naming it",
           "[integration][pmap][errors]") {
-  expect_failure_named({"gather-die-at", "1", "20"});
+  expect_failure_named({"stage-die-at", "gather", "1", "20"});
+  expect_failure_named({"stage-die-at", "scatter", "1", "20"});
 }
 
 TEST_CASE("a process that stalls before a psum fails the other's stage with a timeout naming it, not a hang",

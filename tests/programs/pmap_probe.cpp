@@ -13,10 +13,11 @@
 //                                    print the error that ends their step ("error <kind>: ...")
 //   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
 //                                    print the error ("error <kind>: ...")
-//   pmap_probe mixed                 process 1 all_gathers where process 0 psums; both print the
-//                                    error ("error <kind>: ...")
-//   pmap_probe gather-die-at P K     all_gathers step by step; process P kills itself (SIGKILL) at
-//                                    step K; the others print the error that ends their step
+//   pmap_probe mixed KIND            process 1 all_gathers (KIND gather) or psum_scatters (KIND
+//                                    scatter) where process 0 psums; both print the error
+//   pmap_probe stage-die-at KIND P K all_gathers (KIND gather) or psum_scatters (scatter) step by
+//                                    step; process P kills itself (SIGKILL) at step K; the others
+//                                    print the error that ends their step
 //   pmap_probe stall MS              one psum, then process 1 sleeps MS before the second; every
 //                                    process prints "stall: first ok" and the second's result or
 //                                    error ("error <kind>: ...")
@@ -134,6 +135,7 @@ void collectives() {
   } catch (const std::exception& e) {
     am::testing::report(e);
   }
+  show("psum_scatter_stacked", [n](const array& a) { return am::psum_scatter(am::reshape(a, {n, 2}), "i"); });
   show("ppermute", [n](const array& a) {
     std::vector<std::pair<int, int>> ring;
     for (int i = 0; i < n; ++i)
@@ -155,23 +157,32 @@ void mismatch() {
   say("psum: " + values(summed.to_host()));
 }
 
-/// Process 0 psums where process 1 all_gathers the same slices (a program bug: the processes do
-/// not issue the same collectives).
-void mixed() {
+/// The stage collective `kind` names ("gather": a tiled all_gather, "scatter": a tiled
+/// psum_scatter; else a psum) on `a`.
+array stage_collective(const std::string& kind, const array& a) {
+  if (kind == "gather")
+    return am::all_gather(a, "i", 0, true);
+  return kind == "scatter" ? am::psum_scatter(a, "i", 0, true) : am::psum(a, "i");
+}
+
+/// Process 0 psums where process 1 issues the collective `kind` names on the same slices (a
+/// program bug: the processes do not issue the same collectives).
+void mixed(const std::string& kind) {
   auto devices = mapped_devices();
   auto n = static_cast<std::int64_t>(devices.size());
   auto x = am::device_put(am::host_array::full({n, 4}, 1.0, am::dtype::float64), devices);
-  bool gather = am::process_index() == 1;
-  auto f = am::pmap([gather](const array& a) { return gather ? am::all_gather(a, "i", 0, true) : am::psum(a, "i"); },
-                    "i", {0}, {am::none}, devices);
-  say("mixed: " + values(f(x).to_host()));
+  auto mine = am::process_index() == 1 ? kind : std::string("psum");
+  auto f = am::pmap([mine](const array& a) { return stage_collective(mine, a); }, "i", {0}, {0}, devices);
+  f(x).block_until_ready(); // the local shards: their stage's error
+  say("mixed: done");
 }
 
-/// All_gathers step by step; process `die_process` raises SIGKILL before step `die_step`.
-void gather_until_death(int die_process, long die_step) {
+/// The collective `kind` names, step by step; process `die_process` raises SIGKILL before step
+/// `die_step`.
+void stages_until_death(const std::string& kind, int die_process, long die_step) {
   auto devices = mapped_devices();
   auto n = static_cast<std::int64_t>(devices.size());
-  auto f = am::pmap([](const array& a) { return am::all_gather(a, "i") * 2.0; }, "i", {0}, {am::none}, devices);
+  auto f = am::pmap([kind](const array& a) { return stage_collective(kind, a) * 2.0; }, "i", {0}, {0}, devices);
   auto x = am::device_put(am::host_array::full({n, 4}, 1.0, am::dtype::float64), devices);
   for (long s = 0; s < 1000000; ++s) {
     if (s == die_step && am::process_index() == die_process) {
@@ -245,10 +256,10 @@ int main(int argc, char** argv) {
       collectives();
     else if (mode == "mismatch")
       mismatch();
-    else if (mode == "mixed")
-      mixed();
-    else if (mode == "gather-die-at" && argc > 3)
-      gather_until_death(std::atoi(argv[2]), std::atol(argv[3]));
+    else if (mode == "mixed" && argc > 2)
+      mixed(argv[2]);
+    else if (mode == "stage-die-at" && argc > 4)
+      stages_until_death(argv[2], std::atoi(argv[3]), std::atol(argv[4]));
     else if (mode == "stall" && argc > 2)
       stall(std::atol(argv[2]));
     else if (mode == "threads" && argc > 2)
@@ -256,7 +267,7 @@ int main(int argc, char** argv) {
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | mixed | gather-die-at P K"
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | mixed KIND | stage-die-at KIND P K"
                            " | stall MS | threads ROUNDS\n");
       return 2;
     }

@@ -22,6 +22,24 @@ inline std::vector<unsigned char> bits(const am::array& a) {
   return out;
 }
 
+/// Whether every local shard of `r` (on the 8 devices) lies in one buffer: the same memory for all
+/// (`blocks` false: a replicated stage result) or, with `blocks`, each shard the block at its
+/// position along dim 0 (a scatter stage's).
+inline bool shards_in_one_buffer(const am::array& r, bool blocks) {
+  auto shards = r.addressable_shards();
+  if (shards.size() != 8)
+    return false;
+  auto base = static_cast<const std::byte*>(shards[0].data.get()->data());
+  auto block = shards[0].data.get()->byte_size();
+  for (auto& s : shards) {
+    auto b = s.data.get();
+    auto position = blocks ? static_cast<std::size_t>(s.index.at(0).start) : 0;
+    if (b->data() != base + position * block || b->device_id() != s.device.id)
+      return false;
+  }
+  return true;
+}
+
 /// Runs `f` with the staged path off (one plan, as inside a trace), restoring it after.
 template <class F>
 auto one_plan(const F& f) {
