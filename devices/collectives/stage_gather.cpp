@@ -15,9 +15,15 @@ namespace {
 
 void run_gather(stage_group& g, gather_stage& s) {
   auto pool = result_pool(g, s.results, "a gather stage");
-  auto part_bytes = static_cast<std::size_t>(element_count(s.part_shape)) * size_of(s.type);
-  auto out = make_cpu_buffer(s.type, s.shape, pool);
+  auto elements = static_cast<std::size_t>(element_count(s.part_shape));
+  auto part_bytes = elements * size_of(s.type);
+  // A ppermute's buffer holds one more part, of zeros, for devices that receive no slice.
+  bool permute = !s.sources.empty();
+  auto total = s.owners.size() + (permute ? 1 : 0);
+  auto out = make_cpu_buffer(s.type, permute ? shape_t{static_cast<std::int64_t>(total * elements)} : s.shape, pool);
   auto* dst = static_cast<std::byte*>(out->data());
+  if (permute)
+    std::memset(dst + s.owners.size() * part_bytes, 0, part_bytes);
   int self = g.rt.process_index();
   // Positions per process, in axis order; this process's parts go to its own positions.
   std::map<int, std::vector<std::size_t>> positions;
@@ -61,8 +67,15 @@ void run_gather(stage_group& g, gather_stage& s) {
       }
     }
   }
-  for (auto& [device_id, done] : s.results)
-    done.set_value(share_with(out, s.shape, device_id));
+  for (std::size_t k = 0; k < s.results.size(); ++k) {
+    auto& [device_id, done] = s.results[k];
+    if (!permute) {
+      done.set_value(share_with(out, s.shape, device_id));
+      continue;
+    }
+    auto from = s.sources.at(k) < 0 ? s.owners.size() : static_cast<std::size_t>(s.sources[k]);
+    done.set_value(std::make_shared<shared_view>(out, s.shape, device_id, from * elements));
+  }
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-/// The gather stage of pmap's all_gather over its own axis (DESIGN.md section 5, as the reductions
+/// The gather stage of pmap's all_gather (and ppermute: each device's result is then the slice
+/// of its source, or zeros) over its own axis (DESIGN.md section 5, as the reductions
 /// of stage_reduction.hpp): within a process the local devices' parts are copied into one host
 /// buffer, at their places on the mapped axis, that every local device then shares; across
 /// processes the processes' blocks are all-gathered through the collectives engine
@@ -27,6 +28,9 @@ struct gather_stage {
   std::vector<int> owners;          ///< per position on the mapped axis, its device's process
   std::vector<int> processes;       ///< the processes holding parts, sorted; this one among them
   std::vector<std::pair<int, promise<buffer_ref>>> results; ///< (local device id, its result)
+  /// A ppermute (when not empty): per result, the position whose slice it receives (-1: zeros),
+  /// each a view of the gathered buffer of `shape` ([1, part...]: a mapped shard).
+  std::vector<int> sources;
 };
 
 /// True when a gather over the mapped devices' `owners` (process per position) can be a stage:

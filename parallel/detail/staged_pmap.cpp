@@ -52,15 +52,17 @@ struct staged_program {
 /// (the seed's loop: 35 us a step as one plan, 48 us with three staged scalar pmeans).
 constexpr std::int64_t stage_min_bytes = 64 << 10;
 
-/// What a stage does: gather the parts, sum them and scatter the blocks, or reduce them with `op`.
+/// What a stage does: gather the parts (for all of them, or each device its source's: a
+/// ppermute), sum them and scatter the blocks, or reduce them with `op`.
 struct stage_kind {
   bool gather = false;
   bool scatter = false;
+  bool permute = false;
   reduce_op op = reduce_op::sum;
 };
 
 /// The stage a node is, when it is one over the axis `name` of `p`'s devices: a psum, pmean,
-/// pmax or pmin of float32/float64, an all_gather (where p.gathers) or a psum_scatter along
+/// pmax or pmin of float32/float64, an all_gather or ppermute (where p.gathers) or a psum_scatter along
 /// dimension 0 of float32/float64 (where p.scatters); over devices of several processes every
 /// such node is, within one process those of stage_min_bytes or more a device (a psum_scatter's
 /// operand).
@@ -84,6 +86,11 @@ std::optional<stage_kind> stage_of(const node& n, const std::string& name, const
       if (!p.gathers)
         return std::nullopt;
       k.gather = true;
+      return k;
+    case collective_kind::ppermute:
+      if (!p.gathers)
+        return std::nullopt;
+      k.permute = true;
       return k;
     case collective_kind::psum_scatter:
       if (!p.scatters || c.axis != 0)
@@ -337,20 +344,26 @@ array reduction(reduce_op op, const array& operand, const staged_call& call) {
   return result;
 }
 
-/// An all_gather stage on `operand` (mapped: [B, slice...]) for node `n`: the slices one after
-/// another on every device, replicated ([B, slice...], which is also the tiled gather along axis
-/// 0), then moved to the gather's axis and tiled there as the one-plan path does.
-array gathered(const node& n, const array& operand, const staged_call& call) {
+/// A gather stage of `operand`'s slices (mapped: [B, slice...]) whose results have `shape`.
+gather_stage gather_of(const array& operand, const staged_call& call, shape_t shape) {
   auto in = inputs_of(operand, call);
   gather_stage stage;
   stage.type = operand.dtype();
   stage.part_shape = shape_t(operand.shape().begin() + 1, operand.shape().end());
-  auto& c = collective_of(n);
-  stage.shape = c.axis == 0 ? n.shape : operand.shape();
+  stage.shape = std::move(shape);
   stage.devices = std::move(in.ids);
   stage.owners = std::move(in.owners);
   stage.processes = std::move(in.processes);
   stage.parts = std::move(in.parts);
+  return stage;
+}
+
+/// An all_gather stage on `operand` (mapped: [B, slice...]) for node `n`: the slices one after
+/// another on every device, replicated ([B, slice...], which is also the tiled gather along axis
+/// 0), then moved to the gather's axis and tiled there as the one-plan path does.
+array gathered(const node& n, const array& operand, const staged_call& call) {
+  auto& c = collective_of(n);
+  auto stage = gather_of(operand, call, c.axis == 0 ? n.shape : operand.shape());
   auto result = stage_result(stage.shape, operand.dtype(), call.replicated, stage.results);
   if (!stage.results.empty())
     issue_gather(*current_runtime(), std::move(stage));
@@ -380,6 +393,25 @@ array scattered(const node& n, const array& operand, const staged_call& call) {
     stage.first_position = *std::min_element(stage.positions.begin(), stage.positions.end());
   if (!stage.results.empty())
     issue_scatter(*current_runtime(), std::move(stage));
+  return result;
+}
+
+/// A ppermute stage on `operand` (mapped: [B, slice...]) for node `n`: each device's result is the
+/// slice of its source in the permutation, or zeros ([B, slice...], mapped), resolved when the
+/// stage ran.
+array permuted(const node& n, const array& operand, const staged_call& call) {
+  shape_t shard = operand.shape();
+  shard[0] = 1; // a device's shard of the mapped result
+  auto stage = gather_of(operand, call, shard);
+  std::vector<int> positions;
+  auto result = stage_result(operand.shape(), operand.dtype(), call.stacked, stage.results, &positions);
+  std::vector<int> source(static_cast<std::size_t>(call.size), -1);
+  for (auto [from, to] : collective_of(n).perm)
+    source.at(static_cast<std::size_t>(to)) = from;
+  for (int p : positions)
+    stage.sources.push_back(source.at(static_cast<std::size_t>(p)));
+  if (!stage.results.empty())
+    issue_gather(*current_runtime(), std::move(stage));
   return result;
 }
 
@@ -440,6 +472,8 @@ std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_c
       auto kind = *stage_of(n, call.axis_name, *p);
       if (operand.mapped && kind.gather)
         values[c] = batched{gathered(n, operand.value, call), false};
+      else if (operand.mapped && kind.permute)
+        values[c] = batched{permuted(n, operand.value, call), true};
       else if (operand.mapped && kind.scatter)
         values[c] = batched{scattered(n, operand.value, call), true};
       else if (operand.mapped)

@@ -171,7 +171,7 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   INFO(one.output << two.output);
   const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled", "all_gather_axis1",
                          "all_gather_int32", "all_gather_float32", "all_gather_reversed", "ppermute",
-                         "psum_scatter", "psum_scatter_stacked", "axis_index"};
+                         "ppermute_partial", "psum_scatter", "psum_scatter_stacked", "axis_index"};
   for (auto* name : names) {
     INFO(name);
     same_line_everywhere(one, two, std::string(name) + ": ");
@@ -179,6 +179,9 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   // psum of rows [1 2 3 4] and [5 6 7 8]: their sum on both devices.
   CHECK(lines_after(one.output, "psum: ")[0] == "6.000000 8.000000 10.000000 12.000000 6.000000 8.000000 10.000000 "
                                                  "12.000000");
+  // Device 0 receives no slice (zeros, + 1), device 1 device 0's.
+  CHECK(lines_after(one.output, "ppermute_partial: ")[0] == "1.000000 1.000000 1.000000 1.000000 2.000000 "
+                                                            "3.000000 4.000000 5.000000");
   // The rows in mapped order whichever process holds which (the devices reversed): 1 to 8.
   CHECK(lines_after(one.output, "all_gather_reversed: ")[0] == "1.000000 2.000000 3.000000 4.000000 5.000000 "
                                                                "6.000000 7.000000 8.000000");
@@ -209,13 +212,18 @@ TEST_CASE("pmap processes issuing different collectives (a psum against an all_g
                            R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
                            R"(float64\[4\] over processes \[0, 1\]; process 1 issued reduce_scatter\(sum\) )"
                            R"(float64\[4\])"));
+  expect_desync({"mixed", "permute"}, // a ppermute across processes is an all-gather stage
+                std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
+                           R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
+                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_gather float64\[4\])"));
 }
 
-TEST_CASE("a process killed between pmap all_gather or psum_scatter stages ends the other's with "
+TEST_CASE("a process killed between pmap all_gather, psum_scatter or ppermute stages ends the other's with "
           "process_failure_error naming it",
           "[integration][pmap][errors]") {
   expect_failure_named({"stage-die-at", "gather", "1", "20"});
   expect_failure_named({"stage-die-at", "scatter", "1", "20"});
+  expect_failure_named({"stage-die-at", "permute", "1", "20"});
 }
 
 TEST_CASE("a process that stalls before a psum fails the other's stage with a timeout naming it, not a hang",

@@ -7,15 +7,17 @@
 //   pmap_probe train STEPS           trains STEPS steps; prints "w = <%.17g>  b = <%.17g>"
 //   pmap_probe collectives           psum, pmean, pmax, pmin, all_gather (stacked, tiled, along
 //                                    axis 1, of int32 and float32, over the devices reversed),
-//                                    ppermute, psum_scatter,
+//                                    ppermute (a ring, partial), psum_scatter (tiled, stacked),
 //                                    axis_index over the devices; one line each
 //   pmap_probe die-at P K            trains; process P kills itself (SIGKILL) at step K; the others
 //                                    print the error that ends their step ("error <kind>: ...")
 //   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
 //                                    print the error ("error <kind>: ...")
-//   pmap_probe mixed KIND            process 1 all_gathers (KIND gather) or psum_scatters (KIND
-//                                    scatter) where process 0 psums; both print the error
-//   pmap_probe stage-die-at KIND P K all_gathers (KIND gather) or psum_scatters (scatter) step by
+//   pmap_probe mixed KIND            process 1 all_gathers (KIND gather), psum_scatters (KIND
+//                                    scatter) or ppermutes (permute) where process 0 psums; both
+//                                    print the error
+//   pmap_probe stage-die-at KIND P K all_gathers (KIND gather), psum_scatters (scatter) or
+//                                    ppermutes (permute) step by
 //                                    step; process P kills itself (SIGKILL) at step K; the others
 //                                    print the error that ends their step
 //   pmap_probe stall MS              one psum, then process 1 sleeps MS before the second; every
@@ -135,6 +137,7 @@ void collectives() {
   } catch (const std::exception& e) {
     am::testing::report(e);
   }
+  show("ppermute_partial", [](const array& a) { return am::ppermute(a, "i", {{0, 1}}) + 1.0; });
   show("psum_scatter_stacked", [n](const array& a) { return am::psum_scatter(am::reshape(a, {n, 2}), "i"); });
   show("ppermute", [n](const array& a) {
     std::vector<std::pair<int, int>> ring;
@@ -158,10 +161,12 @@ void mismatch() {
 }
 
 /// The stage collective `kind` names ("gather": a tiled all_gather, "scatter": a tiled
-/// psum_scatter; else a psum) on `a`.
+/// psum_scatter, "permute": a ppermute swapping devices 0 and 1; else a psum) on `a`.
 array stage_collective(const std::string& kind, const array& a) {
   if (kind == "gather")
     return am::all_gather(a, "i", 0, true);
+  if (kind == "permute")
+    return am::ppermute(a, "i", {{0, 1}, {1, 0}});
   return kind == "scatter" ? am::psum_scatter(a, "i", 0, true) : am::psum(a, "i");
 }
 

@@ -1,9 +1,12 @@
 // pmap's all_gather over its own axis as a collective stage (parallel/detail/staged_pmap.hpp,
 // devices/collectives/stage_gather.hpp): one buffer every device shares, the same values bit for
 // bit as the one-plan path for stacked and tiled gathers along every axis, dtypes, in_axes and
-// out_axes, gathers between reductions, and gathers kept in the plan where they are small.
+// out_axes, gathers between reductions, and gathers kept in the plan where they are small; ppermute
+// as the same stage (each device its source's slice, or zeros).
 #include "grad_test_support.hpp"
 #include "stage_test_support.hpp"
+
+#include <algorithm>
 
 using namespace am;
 using namespace am::testing;
@@ -57,4 +60,48 @@ TEST_CASE("staged gathers with in_axes and out_axes 1", "[pmap][stages][gather]"
   CHECK(bits(staged_t) == bits(plain_t));
   CHECK(staged_s.shape() == shape_t{8, 8, 6, 1500});
   CHECK(bits(staged_s) == bits(plain_s));
+}
+
+TEST_CASE("staged ppermutes give the one-plan path's values bit for bit, zeros where no slice arrives",
+          "[pmap][stages][gather][ppermute]") {
+  runtime rt(eight_cpus());
+  std::vector<std::pair<int, int>> ring, partial{{0, 3}, {5, 0}, {3, 5}}, swaps;
+  for (int i = 0; i < 8; ++i) {
+    ring.emplace_back(i, (i + 1) % 8);
+    swaps.emplace_back(i, i ^ 1);
+  }
+  for (auto type : {dtype::float32, dtype::float64, dtype::int32}) {
+    INFO(static_cast<int>(type));
+    auto x = device_put(sample({8, 6, 3000}, 31).astype(type), eight()); // 72 KB or more a device: a stage
+    for (auto* perm : {&ring, &partial, &swaps}) {
+      auto p = *perm;
+      check_same_as_one_plan([p](const array& a) { return ppermute(a, "i", p); }, x);
+      check_same_as_one_plan([p](const array& a) { return ppermute(a * 2.0, "i", p) - psum(a, "i"); }, x);
+    }
+  }
+  // The values themselves: device 3 gets device 0's slice, device 1 gets zeros.
+  auto h = sample({8, 6, 3000}, 37);
+  auto r = pmap([partial](const array& a) { return ppermute(a, "i", partial); }, "i")(device_put(h, eight()));
+  auto got = r.to_host().to_vector<double>();
+  auto v = h.to_vector<double>();
+  const std::size_t slice = 6 * 3000;
+  CHECK(std::equal(v.begin(), v.begin() + slice, got.begin() + 3 * slice));
+  CHECK(std::all_of(got.begin() + slice, got.begin() + 2 * slice, [](double e) { return e == 0.0; }));
+  // Where no slice arrives, the stage's zeros are the same buffer on every such device.
+  auto shards = r.addressable_shards();
+  CHECK(shards[1].data.get()->data() == shards[2].data.get()->data());
+  CHECK(shards[3].data.get()->data() != shards[0].data.get()->data());
+}
+
+TEST_CASE("staged ppermutes with in_axes and out_axes 1", "[pmap][stages][gather][ppermute]") {
+  runtime rt(eight_cpus());
+  std::vector<std::pair<int, int>> ring;
+  for (int i = 0; i < 8; ++i)
+    ring.emplace_back(i, (i + 3) % 8);
+  auto x = device_put(sample({6, 8, 3000}, 41), eight()[0]); // mapped along dim 1
+  auto f = pmap([ring](const array& a) { return ppermute(a, "i", ring) * a; }, "i", {1}, {1});
+  auto staged = f(x);
+  auto plain = one_plan([&] { return f(x); });
+  CHECK(staged.shape() == shape_t{6, 8, 3000});
+  CHECK(bits(staged) == bits(plain));
 }
