@@ -1,13 +1,14 @@
 // pmap across processes (issue 10, items 2, 4, 5): under `actormesh launch -n 2` every process runs
 // the same program, pmap maps over the first device of each process, and the collectives cross the
-// processes: psum, pmean, pmax and pmin as collective stages all-reduced, all_gather as stages
-// all-gathered by the collectives engine (am::communicator, numbered and checked by the
-// supervisor). The same training and the same collectives in one process (2 local devices) give the same values bit for bit; a process killed
-// mid-training ends the other's step with an error naming the failure, within seconds, not a hang;
-// processes that reduce different shapes, or issue different collectives (a psum and an
-// all_gather), get the supervisor's desync error and the flight recorder's dump; a process killed
-// between all_gather stages is named by the other's process_failure_error; a process that stalls makes the other's stage time out naming it; two threads
-// per process mapping different devices need no order between them;
+// processes as collective stages through the collectives engine (am::communicator, numbered and
+// checked by the supervisor): psum, pmean, pmax and pmin all-reduced, all_gather and ppermute
+// all-gathered, psum_scatter reduce-scattered. The same training and the same collectives in one
+// process (2 local devices) give the same values bit for bit; a process killed mid-training or
+// between gather, scatter or permute stages ends the other's step with process_failure_error naming
+// it, within seconds, not a hang; processes that reduce different shapes, or issue different
+// collectives (a psum against an all_gather, a psum_scatter or a ppermute), get the supervisor's
+// desync error and the flight recorder's dump; a process that stalls makes the other's stage time
+// out naming it; two threads per process mapping different devices need no order between them;
 // the pmap tour runs under the launcher with the same w, b.
 // (pmap_tour is a demo: build it first when building test targets alone.)
 #include "support/process.hpp"
