@@ -8,10 +8,8 @@
 
 #include "parallel/detail/staged_pmap.hpp"
 
-#include <atomic>
 #include <cstring>
 #include <limits>
-#include <thread>
 
 using namespace am;
 using namespace am::testing;
@@ -141,27 +139,7 @@ TEST_CASE("a data-parallel training step with stages equals the one-plan step bi
 TEST_CASE("many threads calling one staged pmap each get their own reductions", "[pmap][stages][threads]") {
   runtime rt(eight_cpus());
   auto f = pmap([](const array& a) { return psum(a, "i") * 2.0; }, "i", {0}, {none});
-  constexpr int threads = 6, rounds = 15;
-  std::atomic<int> wrong{0}, errors{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      try {
-        for (int r = 0; r < rounds; ++r) {
-          double v = t * 100 + r;
-          auto x = device_put(host_array::full({8, 9000}, v, dtype::float64), eight());
-          auto got = values(f(x));
-          if (got.size() != 9000 || got[0] != 16 * v || got[8999] != 16 * v)
-            ++wrong;
-        }
-      } catch (...) {
-        ++errors;
-      }
-    });
-  for (auto& th : pool)
-    th.join();
-  CHECK(wrong == 0);
-  CHECK(errors == 0);
+  check_threads(f, 16.0, 15);
 }
 
 TEST_CASE("stages keep integer and half-precision reductions exact", "[pmap][stages]") {
@@ -177,32 +155,7 @@ TEST_CASE("stages keep integer and half-precision reductions exact", "[pmap][sta
 }
 
 TEST_CASE("stopping the runtime while stages are in flight neither hangs nor crashes", "[pmap][stages][stop]") {
-  int hung = 0, finished = 0;
-  for (int round = 0; round < 4; ++round) {
-    std::vector<array> kept;
-    {
-      runtime rt(eight_cpus());
-      auto f = pmap([](const array& a) { return pmean(psum(a, "i") * a, "i"); }, "i", {0}, {none});
-      auto x = device_put(sample({8, 40000}, 9), eight()); // 320 KB a device
-      for (int k = 0; k < 4; ++k)
-        kept.push_back(f(x));
-      if (round % 2 == 1)
-        kept.front().block_until_ready();
-    } // stops with the later calls' stages queued or running
-    for (auto& r : kept) {
-      // Each result is either complete or failed; none is left waiting.
-      try {
-        r.block_until_ready(std::chrono::seconds(10));
-        ++finished;
-      } catch (const timeout_error&) {
-        ++hung;
-      } catch (const std::exception&) {
-        ++finished;
-      }
-    }
-  }
-  CHECK(hung == 0);
-  CHECK(finished == 16);
+  check_stop_in_flight([](const array& a) { return pmean(psum(a, "i") * a, "i"); }, {none});
 }
 
 TEST_CASE("a pmapped function called with ever new shapes keeps at most staged_cache_bound staged programs",
