@@ -19,6 +19,13 @@ using am::testing::to_bytes;
 
 namespace {
 
+am::options four_devices() {
+  am::options o;
+  o.cpu_devices = 4;
+  o.use_gpus = false;
+  return o;
+}
+
 am::value_type int64x4() {
   return {am::dtype::int64, {4}};
 }
@@ -31,7 +38,7 @@ std::int64_t first_of(const am::device& d, const am::shard_future& x) {
 } // namespace
 
 TEST_CASE("calls issued inside the scope wait for its end, on every device", "[calls][deferred]") {
-  am::runtime rt(am::testing::eight_cpus());
+  am::runtime rt(four_devices());
   auto devs = am::devices();
   std::vector<am::shard_future> before;
   for (auto& d : devs) {
@@ -53,7 +60,7 @@ TEST_CASE("calls issued inside the scope wait for its end, on every device", "[c
 
 TEST_CASE("nested scopes wake the devices when the outermost ends; flush wakes them at once",
           "[calls][deferred]") {
-  am::runtime rt(am::testing::eight_cpus());
+  am::runtime rt(four_devices());
   auto d = am::devices()[2];
   auto x = am::upload(d, to_bytes(std::vector<std::int64_t>{0, 0, 0, 0}), int64x4());
   x.get(10s);
@@ -70,7 +77,7 @@ TEST_CASE("nested scopes wake the devices when the outermost ends; flush wakes t
 }
 
 TEST_CASE("a chain issued partly inside a scope keeps its order", "[calls][deferred]") {
-  am::runtime rt(am::testing::eight_cpus());
+  am::runtime rt(four_devices());
   auto d = am::devices()[1];
   auto x = am::upload(d, to_bytes(std::vector<std::int64_t>{2, 2, 2, 2}), int64x4());
   for (int s = 0; s < 30; ++s) {
@@ -88,7 +95,7 @@ TEST_CASE("a chain issued partly inside a scope keeps its order", "[calls][defer
 
 TEST_CASE("a runtime stopped while calls are held fails them; the scope then ends quietly",
           "[calls][deferred]") {
-  am::runtime rt(am::testing::eight_cpus());
+  am::runtime rt(four_devices());
   auto d = am::devices()[0];
   auto x = am::upload(d, to_bytes(std::vector<std::int64_t>{3, 3, 3, 3}), int64x4());
   x.get(10s);
