@@ -54,19 +54,6 @@ detail::remote::controller_link* worker_link(detail::runtime_impl& rt, const dev
 
 namespace detail {
 
-namespace {
-
-/// The take messages this thread's deferred_wakeups scopes hold back: each device (weakly: a
-/// stopped runtime's actors are not kept) and the outbox it is to take from.
-struct held_take_messages {
-  int depth = 0;
-  std::vector<std::pair<caf::actor_addr, std::shared_ptr<device_outbox>>> pending;
-};
-
-thread_local held_take_messages held_wakeups;
-
-} // namespace
-
 void send_in_lane(runtime_impl& rt, const device_endpoint& ep, const std::shared_ptr<device_outbox>& box,
                   device_work work) {
   runtime_impl::call_guard issuing(rt); // stop() waits for this call to be queued or refused
@@ -74,28 +61,8 @@ void send_in_lane(runtime_impl& rt, const device_endpoint& ep, const std::shared
     counters->queued.fetch_add(1, std::memory_order_relaxed);
   if (box->push(std::move(work))) {
     observability::trace_send(ep.dev); // a take message: the lane's message to the device
-    if (held_wakeups.depth > 0)
-      held_wakeups.pending.emplace_back(ep.actor.address(), box);
-    else
-      caf::anon_send(ep.actor, device_batch{box});
+    caf::anon_send(ep.actor, device_batch{box});
   }
-}
-
-deferred_wakeups::deferred_wakeups() noexcept {
-  ++held_wakeups.depth;
-}
-
-deferred_wakeups::~deferred_wakeups() {
-  if (--held_wakeups.depth == 0)
-    flush();
-}
-
-void deferred_wakeups::flush() noexcept {
-  auto pending = std::move(held_wakeups.pending);
-  held_wakeups.pending.clear();
-  for (auto& [device, box] : pending)
-    if (auto to = caf::actor_cast<caf::actor>(device)) // gone once the runtime stopped: its outboxes are closed
-      caf::anon_send(to, device_batch{std::move(box)});
 }
 
 } // namespace detail

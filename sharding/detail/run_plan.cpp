@@ -1,7 +1,6 @@
 #include "actors/errors.hpp"
 #include "devices/calls.hpp"
 #include "sharding/detail/addressable.hpp"
-#include "devices/detail/lane_calls.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/runtime.hpp"
 #include "sharding/detail/array_state.hpp"
@@ -75,12 +74,8 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
   auto needs_transfer = [&](const value_binding& b, const device& consumer) {
     return device_of(b).process_index != consumer.process_index;
   };
-  // The devices' calls go out together at the end (devices/detail/lane_calls.hpp); a transfer may
-  // wait on what was issued, so the calls held so far go before it.
-  deferred_wakeups issuing_together;
   auto transfer = [&](const value_binding& b, const device& consumer, const value_type& type,
                       const std::vector<std::vector<shard_future>>& done) -> shard_future {
-    deferred_wakeups::flush();
     if (!moved)
       moved = std::make_unique<cross_process_values>();
     auto& producer = device_of(b);
