@@ -8,6 +8,7 @@
 //   ./build/bench/bench_stats [--ops 20000] [--calls 20000000]
 #include <actormesh.hpp>
 
+#include "bench_dispatch.hpp"
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
 #include "observability/stats_counters.hpp"
@@ -24,21 +25,15 @@ using am::bench::int_flag;
 namespace {
 
 /// CPU nanoseconds of the calling thread.
-double cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
 /// CPU ns per counted call (look-up, queued add, executed add) over `calls` calls on `devices` ids.
 double count_ns(long long calls, int devices) {
-  const double start = cpu_ns();
+  const double start = am::bench::thread_cpu_ns();
   for (long long i = 0; i < calls; ++i) {
     auto* c = am::detail::stats::device(static_cast<int>(i % devices));
     c->queued.fetch_add(1, std::memory_order_relaxed);
     c->executed.fetch_add(1, std::memory_order_relaxed);
   }
-  return (cpu_ns() - start) / static_cast<double>(calls);
+  return (am::bench::thread_cpu_ns() - start) / static_cast<double>(calls);
 }
 
 } // namespace
@@ -48,11 +43,8 @@ int main(int argc, char** argv) {
     const int ops = static_cast<int>(int_flag(c, v, "--ops", 20000));
     const long long calls = int_flag(c, v, "--calls", 20'000'000);
     am::runtime rt;
-    auto devs = am::devices();
-    const auto n = static_cast<std::int64_t>(std::min<std::size_t>(devs.size(), 8));
-    am::mesh m({n}, std::vector<am::device>(devs.begin(), devs.begin() + n), {"x"});
-    auto tiny = am::device_put(am::host_array::zeros({8, 8}, am::dtype::float32), am::make_named_sharding(m, am::P("x")));
-    tiny.block_until_ready();
+    auto tiny = am::bench::tiny_sharded_array();
+    const auto n = static_cast<std::int64_t>(tiny.addressable_shards().size());
     double issue_s = 0;
     am::array last = tiny;
     double per_round = am::bench::median_seconds(7, [&] {
@@ -71,10 +63,10 @@ int main(int argc, char** argv) {
     for (auto& t : threads)
       t.join();
     const double contended = am::bench::percentile(shared, 0.5);
-    const double snap_start = cpu_ns();
+    const double snap_start = am::bench::thread_cpu_ns();
     for (int i = 0; i < 10000; ++i)
       (void)am::runtime_stats();
-    const double snapshot_us = (cpu_ns() - snap_start) / 10000 / 1e3;
+    const double snapshot_us = (am::bench::thread_cpu_ns() - snap_start) / 10000 / 1e3;
     fmt::print("live counters benchmark: tiny op (x + 1) on {} shards, {} ops a round (loaded machine unless said)\n", n,
                ops);
     fmt::print("  dispatch (caller side): {:.0f} ns per op; whole op to ready: {:.0f} ns\n", dispatch_ns,

@@ -7,6 +7,7 @@
 //   ./build/bench/bench_trace [--ops 20000] [--rounds 7]
 #include <actormesh.hpp>
 
+#include "bench_dispatch.hpp"
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
 #include "observability/trace_hooks.hpp"
@@ -54,30 +55,21 @@ measure run_ops(const am::array& tiny, int ops) {
 
 /// This thread's CPU time in nanoseconds (not wall time: on a loaded machine the thread is
 /// preempted, which wall time would count).
-double thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
 /// CPU nanoseconds per lane-event hook (as devices call it), over `n` calls: disabled or recording.
 double hook_ns(long long n) {
   am::device d{};
-  const double start = thread_cpu_ns();
+  const double start = am::bench::thread_cpu_ns();
   for (long long i = 0; i < n; ++i)
     am::observability::trace_lane(d, "admit", static_cast<std::uint64_t>(i));
-  return (thread_cpu_ns() - start) / static_cast<double>(n);
+  return (am::bench::thread_cpu_ns() - start) / static_cast<double>(n);
 }
 
 int run(int argc, char** argv) {
   const int ops = static_cast<int>(int_flag(argc, argv, "--ops", 20000));
   const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 7));
   am::runtime rt;
-  auto devs = am::devices();
-  const auto n = static_cast<std::int64_t>(std::min<std::size_t>(devs.size(), 8));
-  am::mesh m({n}, std::vector<am::device>(devs.begin(), devs.begin() + n), {"x"});
-  auto tiny = am::device_put(am::host_array::zeros({8, 8}, am::dtype::float32), am::make_named_sharding(m, am::P("x")));
-  tiny.block_until_ready();
+  auto tiny = am::bench::tiny_sharded_array();
+  const auto n = static_cast<std::int64_t>(tiny.addressable_shards().size());
   const auto path = (std::filesystem::temp_directory_path() / ("am_bench_trace_" + std::to_string(::getpid()) + ".json"))
                       .string();
   run_ops(tiny, ops); // warm-up
