@@ -2,6 +2,7 @@
 
 #include "actormesh/build_config.hpp"
 #include "actors/cluster/cluster_services.hpp"
+#include "actors/detail/fnv1a.hpp"
 #include "actors/errors.hpp"
 #include "devices/collectives/block_split.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
@@ -171,6 +172,13 @@ struct nccl_communicator::impl {
   void check(ncclResult_t r, const std::string& what) {
     if (r != ncclSuccess && r != ncclInProgress)
       throw runtime_error(what + ": " + ncclGetErrorString(r));
+  }
+
+  void check_cuda(cudaError_t r, const std::string& what) {
+    if (r != cudaSuccess) {
+      cudaGetLastError();
+      throw runtime_error(what + ": CUDA error " + cudaGetErrorString(r));
+    }
   }
 
   milliseconds timeout_of(const timeout_type& t) const {
@@ -429,6 +437,48 @@ void nccl_communicator::all_to_all(const std::vector<nccl_buffers>& local, std::
                     });
 }
 
+void nccl_communicator::permute(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
+                                const std::vector<std::pair<int, int>>& pairs, timeout_type timeout) {
+  int n = size();
+  std::vector<int> source(static_cast<std::size_t>(n), -1), destination(static_cast<std::size_t>(n), -1);
+  std::string text;
+  for (auto [from, to] : pairs) {
+    if (from < 0 || from >= n || to < 0 || to >= n)
+      throw value_error("permute: the pair (" + std::to_string(from) + ", " + std::to_string(to)
+                        + ") names a rank outside NCCL communicator '" + impl_->name + "' (0 to "
+                        + std::to_string(n - 1) + ")");
+    auto& src = source[static_cast<std::size_t>(to)];
+    auto& dst = destination[static_cast<std::size_t>(from)];
+    if (src >= 0 || dst >= 0)
+      throw value_error("permute: rank " + std::to_string(src >= 0 ? to : from) + " appears twice as a "
+                        + (src >= 0 ? "destination" : "source"));
+    src = from;
+    dst = to;
+    text += (text.empty() ? "" : ", ") + std::to_string(from) + "->" + std::to_string(to);
+  }
+  impl_->check_local(local, true);
+  if (text.size() > 160) { // the supervisor compares the text: a digest of the pairs keeps it short
+    detail::fnv1a64 digest;
+    digest.add_text(text);
+    text = std::to_string(pairs.size()) + " pairs, digest " + digest.hex();
+  }
+  auto bytes = count * size_of(type);
+  impl_->collective("nccl permute [" + text + "] " + shape_text(type, count), local, timeout,
+                    [&](std::size_t i, int rank, ncclComm_t comm, cudaStream_t stream) {
+                      auto r = static_cast<std::size_t>(rank);
+                      auto& b = local[i];
+                      cudaSetDevice(impl_->devices[r].local_ordinal);
+                      if (source[r] < 0 && bytes > 0)
+                        impl_->check_cuda(cudaMemsetAsync(b.output, 0, bytes, stream), "cudaMemsetAsync");
+                      if (source[r] == rank && bytes > 0)
+                        impl_->check_cuda(cudaMemcpyAsync(b.output, b.input, bytes, cudaMemcpyDeviceToDevice, stream),
+                                          "cudaMemcpyAsync");
+                      if (destination[r] >= 0 && destination[r] != rank)
+                        impl_->check(ncclSend(b.input, count, nccl_type(type), destination[r], comm, stream), "ncclSend");
+                      if (source[r] >= 0 && source[r] != rank)
+                        impl_->check(ncclRecv(b.output, count, nccl_type(type), source[r], comm, stream), "ncclRecv");
+                    });
+}
 
 void nccl_communicator::send(int from, const nccl_buffers& buffers, std::size_t count, dtype type, int to,
                              timeout_type timeout) {
@@ -470,6 +520,8 @@ void nccl_communicator::all_gather(const std::vector<nccl_buffers>&, std::size_t
 void nccl_communicator::reduce_scatter(const std::vector<nccl_buffers>&, std::size_t, dtype, reduce_op, timeout_type) {}
 void nccl_communicator::broadcast(const std::vector<nccl_buffers>&, std::size_t, dtype, int, timeout_type) {}
 void nccl_communicator::all_to_all(const std::vector<nccl_buffers>&, std::size_t, dtype, timeout_type) {}
+void nccl_communicator::permute(const std::vector<nccl_buffers>&, std::size_t, dtype,
+                                const std::vector<std::pair<int, int>>&, timeout_type) {}
 void nccl_communicator::send(int, const nccl_buffers&, std::size_t, dtype, int, timeout_type) {}
 void nccl_communicator::recv(int, const nccl_buffers&, std::size_t, dtype, int, timeout_type) {}
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace am {
@@ -85,6 +86,14 @@ public:
   /// Block exchange of size() equal blocks (count divisible by size()): block j of rank i's input
   /// becomes block i of rank j's output.
   void all_to_all(const std::vector<nccl_buffers>& local, std::size_t count, dtype type, timeout_type timeout = {});
+
+  /// pmap's ppermute over the ranks: for each (source, destination) of `pairs` (ranks; no rank
+  /// twice as a source nor twice as a destination), the destination's output receives the
+  /// source's `count` input elements; an output that no pair names is zeros. One numbered step of
+  /// the communicator (the pairs are part of what the supervisor checks), its sends and receives
+  /// in one NCCL group so that rings cannot deadlock; a rank paired with itself copies on its stream.
+  void permute(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
+               const std::vector<std::pair<int, int>>& pairs, timeout_type timeout = {});
 
   /// Local rank `from` sends `count` elements of its `input` to rank `to`; issued by the process
   /// of `from`. Sends and receives between a pair of ranks match in order.

@@ -1,6 +1,7 @@
 #include "devices/collectives/stage_group.hpp"
 
-#include <cstdio>
+#include "actors/detail/fnv1a.hpp"
+
 #include <mutex>
 
 namespace am::detail {
@@ -26,15 +27,10 @@ stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const 
 }
 
 std::string stage_group::name_of(const std::vector<int>& devices) {
-  std::uint64_t h = 14695981039346656037ull;
+  fnv1a64 h;
   for (int d : devices)
-    for (int k = 0; k < 4; ++k) {
-      h ^= (static_cast<std::uint32_t>(d) >> (8 * k)) & 0xffu;
-      h *= 1099511628211ull;
-    }
-  char text[64];
-  std::snprintf(text, sizeof text, "am.pmap.%zu.%016llx", devices.size(), static_cast<unsigned long long>(h));
-  return text;
+    h.add_u32(static_cast<std::uint32_t>(d));
+  return "am.pmap." + std::to_string(devices.size()) + "." + h.hex();
 }
 
 host_parts wait_for_parts(const std::vector<shard_future>& parts, const char* what) {

@@ -12,6 +12,7 @@
 #include "actors/buffer.hpp"
 #include "actors/device_info.hpp"
 #include "devices/collectives/reduce_op.hpp"
+#include "devices/collectives/stage_nccl.hpp"
 
 #include <utility>
 #include <vector>
@@ -29,17 +30,10 @@ struct reduction_stage {
   int total_parts = 0;              ///< parts over every process (mean divides by it)
   std::vector<int> devices;         ///< the mapped axis's device ids, in its order (names the group)
   std::vector<device> mapped;       ///< the same devices (an NCCL stage's ranks, in this order)
-  bool on_cuda = false;             ///< CUDA devices: an NCCL all-reduce over every mapped device
+  bool on_cuda = false;             ///< CUDA devices: an NCCL all-reduce over them (stage_nccl.hpp)
   std::vector<int> processes;       ///< the processes holding parts, sorted; this one among them
   std::vector<std::pair<int, promise<buffer_ref>>> results; ///< (local device id, its result)
 };
-
-/// True when this build can run stages on CUDA devices (CUDA and NCCL) and they are turned on
-/// (AM_PMAP_NCCL_STAGES=1: not yet run on a GPU, so off by default; the one-plan path runs pmap on
-/// CUDA devices otherwise). On CUDA devices a stage is one am::nccl_communicator all-reduce over the
-/// mapped devices (local and across processes at once), each device's result in its own memory,
-/// on a stream of the stage's own per device, after the parts are complete.
-bool nccl_stages_enabled() noexcept;
 
 /// True when a stage can reduce `type` with `op` (float32 and float64; other dtypes keep the
 /// array-level rewrite, whose float16 sums accumulate as numpy's do).

@@ -249,8 +249,12 @@ private:
 
   /// `in` as a buffer of this device: itself, or a copy made on this stream (see the top).
   buffer_ref localize(const buffer_ref& in, pending_work& work) {
-    if (in->device_id() == dev_.id)
+    if (in->device_id() == dev_.id) {
+      // Its memory may be freed in the order of another stream of this device (an NCCL stage's
+      // result, stage_nccl.hpp): kept until this stream has passed the program.
+      work.keep_alive.push_back(in);
       return in;
+    }
     auto local = std::make_shared<cuda_buffer>(in->dtype(), in->shape(), stream_);
     work.keep_alive.push_back(in);
     if (local->byte_size() == 0)

@@ -5,8 +5,8 @@
 #      sum/mean/max/min (psum, pmean, pmax, pmin), all-gather, reduce-scatter (psum_scatter),
 #      broadcast and all-to-all (gpu_test_nccl),
 #   3. every pmap collective and a data-parallel training step on the GPUs against the CPU devices
-#      (gpu_test_pmap_gpu), once as one plan and once with psum/pmean/pmax/pmin as NCCL stages
-#      (AM_PMAP_NCCL_STAGES=1, devices/collectives/stage_reduction.hpp: not yet run on a GPU),
+#      (gpu_test_pmap_gpu), once with the collectives as NCCL stages (the default,
+#      devices/collectives/stage_nccl.hpp) and once as one plan (AM_PMAP_NCCL_STAGES=0),
 #   4. elementwise bandwidth as a fraction of the HBM peak, next to cudaMemcpy (bench_pmap_gpu).
 # DIR is a build directory (tests/ and bench/ inside) or a bundle of tools/gpu-bundle.sh (bin/).
 # Exit status: 0 all passed, 4 skipped (no usable GPU; the reason is printed), 1 something failed.
@@ -74,8 +74,8 @@ step gpu_test_cuda_ops
 step gpu_test_cuda_fusion
 step gpu_test_nccl
 step gpu_test_pmap_gpu --durations yes
-echo "== the same with pmap's reductions as NCCL stages (AM_PMAP_NCCL_STAGES=1)"
-AM_PMAP_NCCL_STAGES=1 step gpu_test_pmap_gpu --durations yes
+echo "== the same with pmap's collectives as one plan (AM_PMAP_NCCL_STAGES=0)"
+AM_PMAP_NCCL_STAGES=0 step gpu_test_pmap_gpu --durations yes
 step bench_pmap_gpu --mib 1024 --rounds 20
 
 echo "== pmap_gpu_check: $((SECONDS - start)) s in all"

@@ -119,7 +119,7 @@ TEST_CASE("NCCL all-reduce of every operator agrees with the host", "[gpu][nccl]
   CHECK_FALSE(comm.broken());
 }
 
-TEST_CASE("NCCL all-gather, reduce-scatter (even and uneven), broadcast and all-to-all agree with the host",
+TEST_CASE("NCCL all-gather, reduce-scatter (even and uneven), broadcast, all-to-all and permute agree with the host",
           "[gpu][nccl]") {
   require_nccl();
   auto gpus = local_gpus();
@@ -188,6 +188,21 @@ TEST_CASE("NCCL all-gather, reduce-scatter (even and uneven), broadcast and all-
                                "all_to_all");
     }
   }
+  SECTION("permute: a ring, and a rank without a source gets zeros") {
+    std::vector<std::pair<int, int>> ring;
+    for (int r = 0; r < n; ++r)
+      ring.emplace_back(r, (r + 1) % n);
+    auto mem = make(count, count);
+    comm.permute(buffers_of(mem), count, t, ring);
+    for (int r = 0; r < n; ++r)
+      am::testing::check_close(t, mem[static_cast<std::size_t>(r)].second->get(),
+                               am::testing::encode(t, in[static_cast<std::size_t>((r + n - 1) % n)]), {0, 0}, "ring");
+    auto fresh = make(count, count);
+    comm.permute(buffers_of(fresh), count, t, {});
+    for (auto& m : fresh)
+      am::testing::check_close(t, m.second->get(), am::testing::encode(t, std::vector<double>(count, 0.0)), {0, 0},
+                               "no source: zeros");
+  }
   CHECK_FALSE(comm.broken());
 }
 
@@ -202,6 +217,8 @@ TEST_CASE("NCCL refuses bad arguments before numbering them and stays usable", "
   std::vector<am::nccl_buffers> one(gpus.size(), {m.ptr, m.ptr, nullptr});
   CHECK_THROWS_AS(comm.all_reduce(one, 4, am::dtype::bool_, am::reduce_op::sum), am::type_error);
   CHECK_THROWS_AS(comm.broadcast(one, 4, am::dtype::float32, 99), am::value_error);
+  CHECK_THROWS_AS(comm.permute(one, 4, am::dtype::float32, {{0, 99}}), am::value_error);
+  CHECK_THROWS_AS(comm.permute(one, 4, am::dtype::float32, {{0, 0}, {0, 0}}), am::value_error);
   CHECK_THROWS_AS(am::nccl_communicator(cluster.services(0), {{0, 0, am::platform::cpu, 0}}, "nccl-cpu"),
                   am::value_error);
   if (gpus.size() == 1) {

@@ -1,12 +1,15 @@
 // The host combine of pmap's reduction stages (devices/collectives/stage_reduction.hpp): parts
 // combined in part order, element by element, across tile boundaries, as a sequential numpy sum;
-// max and min let NaN win; one part is a copy; the CUDA switch is off without NCCL or the variable.
+// max and min let NaN win; one part is a copy; the CUDA stages are on exactly where the build has NCCL, unless
+// AM_PMAP_NCCL_STAGES=0.
+#include "devices/collectives/nccl_communicator.hpp"
 #include "devices/collectives/stage_reduction.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdlib>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -74,12 +77,15 @@ TEST_CASE("a stage's max and min let NaN win; one part is a copy; mean is the su
   CHECK(mean[3] == (0.0f - 3.0f) + (1.0f - 3.0f) + (2.0f - 3.0f));
 }
 
-TEST_CASE("stages reduce float32 and float64 only, and CUDA stages stay off unless asked for", "[stages]") {
+TEST_CASE("stages reduce float32 and float64 only, and CUDA stages follow the build and AM_PMAP_NCCL_STAGES", "[stages]") {
   CHECK(stage_reduces(dtype::float32, reduce_op::sum));
   CHECK(stage_reduces(dtype::float64, reduce_op::max));
   CHECK_FALSE(stage_reduces(dtype::float16, reduce_op::sum));
   CHECK_FALSE(stage_reduces(dtype::int32, reduce_op::sum));
-  if (std::getenv("AM_PMAP_NCCL_STAGES") == nullptr)
+  const char* setting = std::getenv("AM_PMAP_NCCL_STAGES");
+  if (setting != nullptr && std::string(setting) == "0")
     CHECK_FALSE(nccl_stages_enabled());
+  else
+    CHECK(nccl_stages_enabled() == am::nccl_available());
   CHECK_THROWS(combine_parts(dtype::float32, reduce_op::sum, {}, 4, nullptr));
 }
