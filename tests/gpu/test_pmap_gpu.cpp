@@ -46,44 +46,32 @@ TEST_CASE("every pmap collective on the GPUs agrees with the CPU devices", "[gpu
   auto gpus = am::devices(am::platform::cuda);
   auto cpus = cpus_like(gpus);
   auto n = static_cast<std::int64_t>(gpus.size());
-  auto data = am::host_array::arange(1.0, 1.0 + static_cast<double>(n * 4 * n * 8), 1.0, am::dtype::float32)
-                .reshape({n, 4 * n, 8});
-  auto on_gpus = am::device_put(data, gpus), on_cpus = am::device_put(data, cpus);
   std::vector<std::pair<int, int>> ring;
   for (int i = 0; i < n; ++i)
     ring.emplace_back(i, static_cast<int>((i + 1) % n));
-  auto compare = [&](const char* name, auto f) {
-    auto p = am::pmap(f, "i");
-    check_close(values(p(on_gpus)), values(p(on_cpus)), 1e-6, name);
-  };
-  compare("psum", [](const array& x) { return am::psum(x, "i"); });
-  compare("pmean", [](const array& x) { return am::pmean(x, "i"); });
-  compare("pmax", [](const array& x) { return am::pmax(x, "i"); });
-  compare("pmin", [](const array& x) { return am::pmin(x, "i"); });
-  compare("all_gather", [](const array& x) { return am::all_gather(x, "i", 0, false); });
-  compare("all_gather tiled", [](const array& x) { return am::all_gather(x, "i", 1, true); });
-  compare("ppermute", [&](const array& x) { return am::ppermute(x, "i", ring); });
-  compare("psum_scatter", [](const array& x) { return am::psum_scatter(x, "i", 0, true); });
-  compare("axis_index", [](const array& x) { return x * am::astype(am::axis_index("i"), x.dtype()); });
-  // Slices of 512 KiB: in one process, collectives of 64 KiB or more a device are stages (NCCL
-  // operations on the GPUs, parallel/detail/staged_pmap.hpp); the small ones above stay in the plan.
-  auto large = am::host_array::arange(0.0, static_cast<double>(n * 4 * n * 32768), 1.0, am::dtype::float32)
-                 .reshape({n, 4 * n, 32768});
-  auto large_on_gpus = am::device_put(large, gpus), large_on_cpus = am::device_put(large, cpus);
-  auto compare_large = [&](const char* name, auto f) {
-    auto p = am::pmap(f, "i");
-    check_close(values(p(large_on_gpus)), values(p(large_on_cpus)), 1e-6, name);
-  };
-  compare_large("psum (stage)", [](const array& x) { return am::psum(x, "i"); });
-  compare_large("pmean (stage)", [](const array& x) { return am::pmean(x, "i"); });
-  compare_large("pmax (stage)", [](const array& x) { return am::pmax(x, "i"); });
-  compare_large("pmin (stage)", [](const array& x) { return am::pmin(x, "i"); });
-  compare_large("all_gather (stage)", [](const array& x) { return am::all_gather(x, "i", 0, false); });
-  compare_large("all_gather tiled along 1 (stage)", [](const array& x) { return am::all_gather(x, "i", 1, true); });
-  compare_large("ppermute (stage)", [&](const array& x) { return am::ppermute(x, "i", ring); });
-  compare_large("psum_scatter (stage)", [](const array& x) { return am::psum_scatter(x, "i", 0, true); });
-  compare_large("a psum feeding the next program (stage)",
-                [](const array& x) { return am::sin(am::psum(x * 2.0f, "i")) + x; });
+  // Slices of 4n rows of `width` float32: 8 (128 n bytes a device: the collectives stay in the
+  // plan) and 32768 (512 n KiB a device: in one process, collectives of 64 KiB or more a device are
+  // stages, NCCL operations on the GPUs, parallel/detail/staged_pmap.hpp).
+  for (std::int64_t width : {8, 32768}) {
+    INFO("slices of " << 4 * n << " x " << width);
+    auto data = am::host_array::arange(1.0, 1.0 + static_cast<double>(n * 4 * n * width), 1.0, am::dtype::float32)
+                  .reshape({n, 4 * n, width});
+    auto on_gpus = am::device_put(data, gpus), on_cpus = am::device_put(data, cpus);
+    auto compare = [&](const char* name, auto f) {
+      auto p = am::pmap(f, "i");
+      check_close(values(p(on_gpus)), values(p(on_cpus)), 1e-6, name);
+    };
+    compare("psum", [](const array& x) { return am::psum(x, "i"); });
+    compare("pmean", [](const array& x) { return am::pmean(x, "i"); });
+    compare("pmax", [](const array& x) { return am::pmax(x, "i"); });
+    compare("pmin", [](const array& x) { return am::pmin(x, "i"); });
+    compare("all_gather", [](const array& x) { return am::all_gather(x, "i", 0, false); });
+    compare("all_gather tiled", [](const array& x) { return am::all_gather(x, "i", 1, true); });
+    compare("ppermute", [&](const array& x) { return am::ppermute(x, "i", ring); });
+    compare("psum_scatter", [](const array& x) { return am::psum_scatter(x, "i", 0, true); });
+    compare("axis_index", [](const array& x) { return x * am::astype(am::axis_index("i"), x.dtype()); });
+    compare("a psum feeding the next program", [](const array& x) { return am::sin(am::psum(x * 2.0f, "i")) + x; });
+  }
   // A large psum (the reduce-scatter then all-gather path) too.
   auto big = am::host_array::full({n, 1 << 20}, 0.5, am::dtype::float32);
   auto p = am::pmap([](const array& x) { return am::psum(x, "i"); }, "i", {0}, {am::none});
