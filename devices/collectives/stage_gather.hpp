@@ -1,9 +1,10 @@
-/// The gather stage of pmap's all_gather (and ppermute: each device's result is then the slice
-/// of its source, or zeros) over its own axis (DESIGN.md section 5, as the reductions
+/// The gather stage of pmap's all_gather over its own axis (DESIGN.md section 5, as the reductions
 /// of stage_reduction.hpp): within a process the local devices' parts are copied into one host
 /// buffer, at their places on the mapped axis, that every local device then shares; across
 /// processes the processes' blocks are all-gathered through the collectives engine
-/// (am::communicator over Gloo, numbered and checked by the supervisor, in the flight recorder).
+/// (am::communicator over Gloo, numbered and checked by the supervisor, in the flight recorder),
+/// each block padded to the most positions any process holds when they hold different numbers
+/// (stage_positions.hpp), then placed by position.
 /// It runs on the same worker and communicator as the reductions over the same devices
 /// (stage_group.hpp), so reductions and gathers keep one order on every participant.
 #pragma once
@@ -28,15 +29,7 @@ struct gather_stage {
   std::vector<int> owners;          ///< per position on the mapped axis, its device's process
   std::vector<int> processes;       ///< the processes holding parts, sorted; this one among them
   std::vector<std::pair<int, promise<buffer_ref>>> results; ///< (local device id, its result)
-  /// A ppermute (when not empty): per result, the position whose slice it receives (-1: zeros),
-  /// each a view of the gathered buffer of `shape` ([1, part...]: a mapped shard).
-  std::vector<int> sources;
 };
-
-/// True when a gather over the mapped devices' `owners` (process per position) can be a stage:
-/// one process, or processes holding as many positions each (the engine's all-gather takes equal
-/// blocks).
-bool stage_gathers(const std::vector<int>& owners) noexcept;
 
 /// Queues `stage` behind the stages already issued for its devices; its results resolve when it
 /// ran (each local device gets the same memory, seen as its own shard), or fail with the error of

@@ -2,6 +2,7 @@
 
 #include "actors/errors.hpp"
 #include "devices/collectives/stage_gather.hpp"
+#include "devices/collectives/stage_permute.hpp"
 #include "devices/collectives/stage_reduction.hpp"
 #include "devices/collectives/stage_scatter.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -40,8 +41,7 @@ struct segment {
 struct staged_program {
   bool staged = false; ///< false: no stage (the one-plan path runs it)
   bool across_processes = false; ///< the mapped devices belong to several processes
-  bool gathers = false; ///< all_gather can be a stage over these devices (CPUs, stage_gathers)
-  bool scatters = false; ///< psum_scatter can be a stage over these devices (CPUs, stage_scatters)
+  bool on_cpus = false; ///< all_gather, ppermute and psum_scatter can be stages (CPU devices only)
   traced_function traced;
   std::vector<std::vector<int>> stages; ///< before segment k: the reductions run there, in node order
   std::vector<std::unique_ptr<segment>> segments;
@@ -62,9 +62,9 @@ struct stage_kind {
 };
 
 /// The stage a node is, when it is one over the axis `name` of `p`'s devices: a psum, pmean,
-/// pmax or pmin of float32/float64, an all_gather or ppermute (where p.gathers) or a psum_scatter along
-/// dimension 0 of float32/float64 (where p.scatters); over devices of several processes every
-/// such node is, within one process those of stage_min_bytes or more a device (a psum_scatter's
+/// pmax or pmin of float32/float64, an all_gather or ppermute, or a psum_scatter of float32/float64
+/// along any dimension (these three on CPU devices); over devices of several processes every such
+/// node is, within one process those of stage_min_bytes or more a device (a psum_scatter's
 /// operand).
 std::optional<stage_kind> stage_of(const node& n, const std::string& name, const staged_program& p) {
   if (n.kind != node_kind::collective || name.empty())
@@ -83,17 +83,17 @@ std::optional<stage_kind> stage_of(const node& n, const std::string& name, const
     case collective_kind::pmax: k.op = reduce_op::max; break;
     case collective_kind::pmin: k.op = reduce_op::min; break;
     case collective_kind::all_gather:
-      if (!p.gathers)
+      if (!p.on_cpus)
         return std::nullopt;
       k.gather = true;
       return k;
     case collective_kind::ppermute:
-      if (!p.gathers)
+      if (!p.on_cpus)
         return std::nullopt;
       k.permute = true;
       return k;
     case collective_kind::psum_scatter:
-      if (!p.scatters || c.axis != 0)
+      if (!p.on_cpus)
         return std::nullopt;
       k.scatter = true;
       break;
@@ -249,16 +249,13 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
     p->traced = trace_function(*call.f, slices);
   }
   std::set<int> processes;
-  std::vector<int> owners;
   bool cpus = true;
   for (auto& d : call.stacked->device_assignment()) {
     processes.insert(d.process_index);
-    owners.push_back(d.process_index);
     cpus = cpus && d.platform == am::platform::cpu;
   }
   p->across_processes = processes.size() > 1;
-  p->gathers = cpus && stage_gathers(owners);
-  p->scatters = cpus && stage_scatters(owners);
+  p->on_cpus = cpus;
   analyse(*p, call.global.size(), call.axis_name);
   std::lock_guard<std::mutex> guard(cache.mutex);
   if (cache.programs.size() >= staged_cache_bound && cache.programs.count(key) == 0)
@@ -373,45 +370,60 @@ array gathered(const node& n, const array& operand, const staged_call& call) {
   return c.tiled ? reshape(moved, n.shape) : moved;
 }
 
-/// A psum_scatter stage along dimension 0 on `operand` (mapped: [B, B * k or B, rest...]) for node
-/// `n`: each device's block of the sum ([B, k or nothing, rest...], mapped), resolved when the
-/// stage ran.
+/// A psum_scatter stage on `operand` (mapped: [B, slice...]) for node `n`: each device's block of
+/// the sum ([B, n.shape...], mapped), resolved when the stage ran. The stage splits the parts'
+/// first dimension, so a scatter along another dimension d moves dim d + 1 to 1 first (each
+/// device transposes its slice) and, tiled, its block back after, as the one-plan path does.
 array scattered(const node& n, const array& operand, const staged_call& call) {
-  auto in = inputs_of(operand, call);
+  auto& c = collective_of(n);
+  auto d = c.axis + 1;
+  auto moved = moveaxis(operand, d, 1);
+  auto front = broadcast_to(moved, moved.shape(), call.stacked); // [B, S[d], rest...]
+  auto in = inputs_of(front, call);
   scatter_stage stage;
   stage.type = operand.dtype();
-  stage.part_shape = shape_t(operand.shape().begin() + 1, operand.shape().end());
-  stage.block_shape = shape_t{1};
-  stage.block_shape.insert(stage.block_shape.end(), n.shape.begin(), n.shape.end()); // a device's shard
+  stage.part_shape = shape_t(front.shape().begin() + 1, front.shape().end());
+  stage.block_shape = front.shape();
+  stage.block_shape[0] = 1;                      // a device's shard: [1, S[d] / B, rest...] tiled,
+  if (c.tiled)                                   // [1, rest...] not
+    stage.block_shape[1] /= call.size;
+  else
+    stage.block_shape.erase(stage.block_shape.begin() + 1);
   stage.devices = std::move(in.ids);
+  stage.owners = std::move(in.owners);
   stage.processes = std::move(in.processes);
   stage.parts = std::move(in.parts);
-  shape_t shape{call.size};
-  shape.insert(shape.end(), n.shape.begin(), n.shape.end());
+  auto shape = stage.block_shape;
+  shape[0] = call.size;
   auto result = stage_result(shape, operand.dtype(), call.stacked, stage.results, &stage.positions);
-  if (!stage.positions.empty())
-    stage.first_position = *std::min_element(stage.positions.begin(), stage.positions.end());
   if (!stage.results.empty())
     issue_scatter(*current_runtime(), std::move(stage));
-  return result;
+  if (!c.tiled || d == 1)
+    return result;
+  auto back = moveaxis(result, 1, d);
+  return broadcast_to(back, back.shape(), call.stacked); // [B, n.shape...]
 }
 
 /// A ppermute stage on `operand` (mapped: [B, slice...]) for node `n`: each device's result is the
 /// slice of its source in the permutation, or zeros ([B, slice...], mapped), resolved when the
 /// stage ran.
 array permuted(const node& n, const array& operand, const staged_call& call) {
-  shape_t shard = operand.shape();
-  shard[0] = 1; // a device's shard of the mapped result
-  auto stage = gather_of(operand, call, shard);
-  std::vector<int> positions;
-  auto result = stage_result(operand.shape(), operand.dtype(), call.stacked, stage.results, &positions);
-  std::vector<int> source(static_cast<std::size_t>(call.size), -1);
+  auto in = inputs_of(operand, call);
+  permute_stage stage;
+  stage.type = operand.dtype();
+  stage.part_shape = shape_t(operand.shape().begin() + 1, operand.shape().end());
+  stage.shard_shape = operand.shape();
+  stage.shard_shape[0] = 1; // a device's shard of the mapped result
+  stage.devices = std::move(in.ids);
+  stage.owners = std::move(in.owners);
+  stage.processes = std::move(in.processes);
+  stage.parts = std::move(in.parts);
+  stage.sources.assign(static_cast<std::size_t>(call.size), -1);
   for (auto [from, to] : collective_of(n).perm)
-    source.at(static_cast<std::size_t>(to)) = from;
-  for (int p : positions)
-    stage.sources.push_back(source.at(static_cast<std::size_t>(p)));
+    stage.sources.at(static_cast<std::size_t>(to)) = from;
+  auto result = stage_result(operand.shape(), operand.dtype(), call.stacked, stage.results, &stage.positions);
   if (!stage.results.empty())
-    issue_gather(*current_runtime(), std::move(stage));
+    issue_permute(*current_runtime(), std::move(stage));
   return result;
 }
 

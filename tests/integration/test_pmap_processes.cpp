@@ -1,13 +1,15 @@
 // pmap across processes (issue 10, items 2, 4, 5): under `actormesh launch -n 2` every process runs
 // the same program, pmap maps over the first device of each process, and the collectives cross the
 // processes as collective stages through the collectives engine (am::communicator, numbered and
-// checked by the supervisor): psum, pmean, pmax and pmin all-reduced, all_gather and ppermute
-// all-gathered, psum_scatter reduce-scattered. The same training and the same collectives in one
-// process (2 local devices) give the same values bit for bit; a process killed mid-training or
+// checked by the supervisor): psum, pmean, pmax and pmin all-reduced, all_gather all-gathered,
+// ppermute through one all-to-all of only the slices that cross, psum_scatter (along any
+// dimension) reduce-scattered. The same training and the same collectives in one process (2 local
+// devices) give the same values bit for bit, and so do the collectives over 4 devices held
+// unevenly by the processes (3 and 1, in runs or interleaved); a process killed mid-training or
 // between gather, scatter or permute stages ends the other's step with process_failure_error naming
 // it, within seconds, not a hang; processes that reduce different shapes, or issue different
-// collectives (a psum against an all_gather, a psum_scatter or a ppermute), get the supervisor's
-// desync error and the flight recorder's dump; a process that stalls makes the other's stage time
+// collectives (a psum against an all_gather, a psum_scatter along dim 0 or 1, or a ppermute, also
+// over uneven devices), get the supervisor's desync error and the flight recorder's dump; a process that stalls makes the other's stage time
 // out naming it; two threads per process mapping different devices need no order between them;
 // the pmap tour runs under the launcher with the same w, b.
 // (pmap_tour is a demo: build it first when building test targets alone.)
@@ -48,9 +50,9 @@ std::vector<std::string> lines_after(const std::string& output, const std::strin
   return out;
 }
 
-/// One process alone, with 2 CPU devices.
-am::testing::command_result alone(const std::string& args) {
-  return am::testing::run_command("env AM_CPU_DEVICES=2 " + probe + " " + args, 120);
+/// One process alone, with `devices` CPU devices.
+am::testing::command_result alone(const std::string& args, int devices = 2) {
+  return am::testing::run_command("env AM_CPU_DEVICES=" + std::to_string(devices) + " " + probe + " " + args, 120);
 }
 
 am::testing::command_result two_processes(const std::string& program, const std::string& args, int cpu_devices) {
@@ -61,8 +63,9 @@ am::testing::command_result two_processes(const std::string& program, const std:
 
 /// The probe alone and under the launcher (CPU devices per process), both checked to succeed.
 std::pair<am::testing::command_result, am::testing::command_result> alone_and_launched(const std::string& args,
-                                                                                        int cpu_devices) {
-  auto one = alone(args);
+                                                                                        int cpu_devices,
+                                                                                        int alone_devices = 2) {
+  auto one = alone(args, alone_devices);
   INFO(one.output);
   REQUIRE(one.status == 0);
   auto two = two_processes(probe, args, cpu_devices);
@@ -130,13 +133,16 @@ void expect_failure_named(const std::vector<std::string>& args) {
 }
 
 /// Runs the probe with `args` (processes that issue different collectives) as both processes of a
-/// cluster: each ends with one error matching `desync` that names its flight recorder dump, which
-/// exists, within seconds (the supervisor's check answers at once, long before the 20 s timeout).
-void expect_desync(const std::vector<std::string>& args, const std::regex& desync) {
+/// cluster (`devices` CPU devices each): each ends with one error matching `desync` that names its
+/// flight recorder dump, which exists, within seconds (the supervisor's check answers at once, long
+/// before the 20 s timeout).
+void expect_desync(const std::vector<std::string>& args, const std::regex& desync, int devices = 2) {
   using namespace std::chrono_literals;
   auto dir = fresh_dump_dir(args.back());
   am::testing::process_group group;
-  start_both(group, args, {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()}});
+  start_both(group, args,
+             {{"AM_COLLECTIVE_TIMEOUT", "20s"}, {"AM_FLIGHT_RECORDER_DIR", dir.string()},
+              {"AM_CPU_DEVICES", std::to_string(devices)}});
   auto start = std::chrono::steady_clock::now();
   REQUIRE(group.wait(60s));
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -172,7 +178,8 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   INFO(one.output << two.output);
   const char* names[] = {"psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled", "all_gather_axis1",
                          "all_gather_int32", "all_gather_float32", "all_gather_reversed", "ppermute",
-                         "ppermute_partial", "psum_scatter", "psum_scatter_stacked", "axis_index"};
+                         "ppermute_partial", "psum_scatter", "psum_scatter_stacked", "psum_scatter_dim1",
+                         "axis_index"};
   for (auto* name : names) {
     INFO(name);
     same_line_everywhere(one, two, std::string(name) + ": ");
@@ -186,6 +193,28 @@ TEST_CASE("every pmap collective across two processes gives one process's values
   // The rows in mapped order whichever process holds which (the devices reversed): 1 to 8.
   CHECK(lines_after(one.output, "all_gather_reversed: ")[0] == "1.000000 2.000000 3.000000 4.000000 5.000000 "
                                                                "6.000000 7.000000 8.000000");
+}
+
+TEST_CASE("pmap collectives over devices the processes hold unevenly (3 and 1, in runs or interleaved) give one "
+          "process's values",
+          "[integration][pmap]") {
+  auto [one, two] = alone_and_launched("uneven", 3, 4); // across processes: stages; alone: one plan
+  INFO(one.output << two.output);
+  const char* names[] = {"psum", "all_gather", "all_gather_tiled_axis1", "ppermute_ring", "ppermute_partial",
+                         "psum_scatter", "psum_scatter_stacked", "psum_scatter_dim1", "psum_scatter_dim1_stacked",
+                         "psum_scatter_dim2"};
+  for (auto* list : {"3+1 ", "interleaved "})
+    for (auto* name : names) {
+      INFO(list << name);
+      same_line_everywhere(one, two, std::string(list) + name + ": ");
+    }
+  // The ring's device 0 receives device 3's slice (values 97 to 128), in both lists.
+  for (auto* list : {"3+1 ", "interleaved "})
+    CHECK(lines_after(one.output, std::string(list) + "ppermute_ring: ")[0].rfind("97.000000 98.000000 ", 0) == 0);
+  // Device 0's block along dim 1 of the sum of the 4 slices [4, 4, 2] (1-32, 33-64, ...): element
+  // [i, 0, k] of the sum, 4 (8 i + k + 1) + 192: 196 200 for i = 0, 228 232 for i = 1, ...
+  CHECK(lines_after(one.output, "3+1 psum_scatter_dim1: ")[0].rfind("196.000000 200.000000 228.000000 232.000000 ", 0)
+        == 0);
 }
 
 TEST_CASE("a process killed mid-training ends the other's pmap step with a clear error, not a hang",
@@ -213,10 +242,27 @@ TEST_CASE("pmap processes issuing different collectives (a psum against an all_g
                            R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
                            R"(float64\[4\] over processes \[0, 1\]; process 1 issued reduce_scatter\(sum\) )"
                            R"(float64\[4\])"));
-  expect_desync({"mixed", "permute"}, // a ppermute across processes is an all-gather stage
+  expect_desync({"mixed", "permute"}, // a ppermute across processes is an all-to-all stage: a slot a block
                 std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
                            R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
-                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_gather float64\[4\])"));
+                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_to_all float64\[8\])"));
+}
+
+TEST_CASE("pmap processes issuing different collectives where one is a psum_scatter along dim 1 or a ppermute over "
+          "uneven devices get the desync error and dumps (no longer a shard transfer's timeout)",
+          "[integration][pmap][errors]") {
+  expect_desync({"mixed", "scatter1"},
+                std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.2\.[0-9a-f]+'.*)"
+                           R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
+                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued reduce_scatter\(sum\) )"
+                           R"(float64\[4\])"));
+  // A ring over 3 devices of process 0 and 1 of process 1: each process sends the other one slice
+  // (float64[4]), so the all-to-all moves 2 blocks of 1 slot, not the 4 slices of an all-gather.
+  expect_desync({"mixed", "ring", "uneven"},
+                std::regex(R"(^desync_error: .*\(step 1 of communicator 'am\.pmap\.4\.[0-9a-f]+'.*)"
+                           R"(differs between processes \(desync\): process 0 issued all_reduce\(sum\) )"
+                           R"(float64\[4\] over processes \[0, 1\]; process 1 issued all_to_all float64\[8\])"),
+                3);
 }
 
 TEST_CASE("a process killed between pmap all_gather, psum_scatter or ppermute stages ends the other's with "

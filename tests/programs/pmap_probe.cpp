@@ -7,14 +7,22 @@
 //   pmap_probe train STEPS           trains STEPS steps; prints "w = <%.17g>  b = <%.17g>"
 //   pmap_probe collectives           psum, pmean, pmax, pmin, all_gather (stacked, tiled, along
 //                                    axis 1, of int32 and float32, over the devices reversed),
-//                                    ppermute (a ring, partial), psum_scatter (tiled, stacked),
+//                                    ppermute (a ring, partial), psum_scatter (tiled, stacked,
+//                                    along dim 1),
 //                                    axis_index over the devices; one line each
+//   pmap_probe uneven                all_gather, ppermute, psum_scatter (along dims 0, 1, 2) and psum
+//                                    over 4 devices that processes hold unevenly: 3 of process 0
+//                                    then 1 of process 1 ("3+1"), and the same interleaved
+//                                    ("interleaved": 0, 1, 0, 0); 4 local devices alone; one line
+//                                    each, "<list> <collective>: values"
 //   pmap_probe die-at P K            trains; process P kills itself (SIGKILL) at step K; the others
 //                                    print the error that ends their step ("error <kind>: ...")
 //   pmap_probe mismatch              process 1 psums a slice of another size than process 0's; both
 //                                    print the error ("error <kind>: ...")
-//   pmap_probe mixed KIND            process 1 all_gathers (KIND gather), psum_scatters (KIND
-//                                    scatter) or ppermutes (permute) where process 0 psums; both
+//   pmap_probe mixed KIND [uneven]   process 1 all_gathers (KIND gather), psum_scatters (KIND
+//                                    scatter; scatter1 along dim 1) or ppermutes (permute: a
+//                                    swap; ring: a ring) where process 0 psums, over the first
+//                                    device of each process (uneven: the "3+1" devices); both
 //                                    print the error
 //   pmap_probe stage-die-at KIND P K all_gathers (KIND gather), psum_scatters (scatter) or
 //                                    ppermutes (permute) step by
@@ -146,7 +154,57 @@ void collectives() {
     return am::ppermute(a, "i", ring);
   });
   show("psum_scatter", [](const array& a) { return am::psum_scatter(a, "i", 0, true); });
+  show("psum_scatter_dim1", [n](const array& a) { return am::psum_scatter(am::reshape(a, {2, n}), "i", 1, true); });
   show("axis_index", [](const array& a) { return a * am::astype(am::axis_index("i"), a.dtype()); });
+}
+
+/// 4 devices held unevenly: alone the first 4 local devices; across processes process 0's first
+/// 3 and process 1's first, in that order ("3+1") or as 0, 1, 0, 0 ("interleaved").
+std::vector<am::device> uneven_devices(bool interleaved) {
+  std::vector<am::device> zero, one;
+  for (auto& d : am::devices())
+    (am::process_count() > 1 && d.process_index == 1 ? one : zero).push_back(d);
+  if (am::process_count() == 1) {
+    one.assign(zero.begin() + 3, zero.begin() + 4);
+    zero.resize(3);
+  }
+  if (zero.size() < 3 || one.empty())
+    throw am::value_error("uneven: needs 3 devices in process 0 and 1 in process 1 (or 4 alone)");
+  if (interleaved)
+    return {zero[0], one[0], zero[1], zero[2]};
+  return {zero[0], zero[1], zero[2], one[0]};
+}
+
+void uneven() {
+  for (bool interleaved : {false, true}) {
+    auto devices = uneven_devices(interleaved);
+    std::string list = interleaved ? "interleaved " : "3+1 ";
+    auto xh = am::host_array::arange(1.0, 129.0, 1.0, am::dtype::float64).reshape({4, 4, 4, 2}); // slices [4, 4, 2]
+    auto x = am::device_put(xh, devices);
+    auto show = [&](const char* name, auto f) {
+      try {
+        say(list + name + ": " + values(gathered(am::pmap(f, "i", {0}, {0}, devices)(x), devices)));
+      } catch (const std::exception& e) {
+        am::testing::report(e);
+      }
+    };
+    show("psum", [](const array& a) { return am::psum(a, "i"); });
+    show("all_gather", [](const array& a) { return am::all_gather(a, "i"); });
+    show("all_gather_tiled_axis1", [](const array& a) { return am::all_gather(a * 2.0, "i", 1, true); });
+    show("ppermute_ring", [](const array& a) { return am::ppermute(a, "i", {{0, 1}, {1, 2}, {2, 3}, {3, 0}}); });
+    show("ppermute_partial", [](const array& a) { return am::ppermute(a, "i", {{3, 0}, {0, 2}}) + 1.0; });
+    show("psum_scatter", [](const array& a) { return am::psum_scatter(a, "i", 0, true); });
+    show("psum_scatter_stacked", [](const array& a) { return am::psum_scatter(a, "i"); });
+    show("psum_scatter_dim1", [](const array& a) { return am::psum_scatter(a, "i", 1, true); });
+    show("psum_scatter_dim1_stacked", [](const array& a) { return am::psum_scatter(a - 1.0, "i", 1); });
+    show("psum_scatter_dim2", [](const array& a) {
+      return am::psum_scatter(am::reshape(a, {2, 2, 8}), "i", 2, true);
+    });
+  }
+  // Process 0 may read its replicas of the last result before its shards reached process 1: a
+  // runtime stopped then drops the sends still queued. Every process waits for the others here.
+  if (am::process_count() > 1)
+    am::distributed::wait_at_barrier("pmap_probe.uneven.done", std::chrono::seconds(60));
 }
 
 /// Every process psums slices of 4 float64 except process 1, whose are 5 long (a program bug:
@@ -161,23 +219,32 @@ void mismatch() {
 }
 
 /// The stage collective `kind` names ("gather": a tiled all_gather, "scatter": a tiled
-/// psum_scatter, "permute": a ppermute swapping devices 0 and 1; else a psum) on `a`.
-array stage_collective(const std::string& kind, const array& a) {
+/// psum_scatter, "scatter1": one along dim 1 of the slice as [2, size / 2], "permute": a ppermute
+/// swapping devices 0 and 1, "ring": one over every device; else a psum) on `a` (over `n` devices).
+array stage_collective(const std::string& kind, const array& a, std::int64_t n = 2) {
   if (kind == "gather")
     return am::all_gather(a, "i", 0, true);
   if (kind == "permute")
     return am::ppermute(a, "i", {{0, 1}, {1, 0}});
+  if (kind == "ring") {
+    std::vector<std::pair<int, int>> ring;
+    for (int i = 0; i < n; ++i)
+      ring.emplace_back(i, static_cast<int>((i + 1) % n));
+    return am::ppermute(a, "i", ring);
+  }
+  if (kind == "scatter1")
+    return am::reshape(am::psum_scatter(am::reshape(a, {2, a.shape()[0] / 2}), "i", 1, true), {-1});
   return kind == "scatter" ? am::psum_scatter(a, "i", 0, true) : am::psum(a, "i");
 }
 
 /// Process 0 psums where process 1 issues the collective `kind` names on the same slices (a
 /// program bug: the processes do not issue the same collectives).
-void mixed(const std::string& kind) {
-  auto devices = mapped_devices();
+void mixed(const std::string& kind, bool on_uneven) {
+  auto devices = on_uneven ? uneven_devices(false) : mapped_devices();
   auto n = static_cast<std::int64_t>(devices.size());
   auto x = am::device_put(am::host_array::full({n, 4}, 1.0, am::dtype::float64), devices);
   auto mine = am::process_index() == 1 ? kind : std::string("psum");
-  auto f = am::pmap([mine](const array& a) { return stage_collective(mine, a); }, "i", {0}, {0}, devices);
+  auto f = am::pmap([mine, n](const array& a) { return stage_collective(mine, a, n); }, "i", {0}, {0}, devices);
   f(x).block_until_ready(); // the local shards: their stage's error
   say("mixed: done");
 }
@@ -261,8 +328,10 @@ int main(int argc, char** argv) {
       collectives();
     else if (mode == "mismatch")
       mismatch();
+    else if (mode == "uneven")
+      uneven();
     else if (mode == "mixed" && argc > 2)
-      mixed(argv[2]);
+      mixed(argv[2], argc > 3 && std::string(argv[3]) == "uneven");
     else if (mode == "stage-die-at" && argc > 4)
       stages_until_death(argv[2], std::atoi(argv[3]), std::atol(argv[4]));
     else if (mode == "stall" && argc > 2)
@@ -272,7 +341,8 @@ int main(int argc, char** argv) {
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | die-at P K | mismatch | mixed KIND | stage-die-at KIND P K"
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | uneven | die-at P K | mismatch | mixed KIND [uneven]"
+                           " | stage-die-at KIND P K"
                            " | stall MS | threads ROUNDS\n");
       return 2;
     }

@@ -2,9 +2,12 @@
 // devices/collectives/stage_gather.hpp): one buffer every device shares, the same values bit for
 // bit as the one-plan path for stacked and tiled gathers along every axis, dtypes, in_axes and
 // out_axes, gathers between reductions, and gathers kept in the plan where they are small; ppermute
-// as the same stage (each device its source's slice, or zeros).
+// as a stage (devices/collectives/stage_permute.hpp: each device its source's slice, or zeros;
+// across processes only the slices that cross, in one all-to-all).
 #include "grad_test_support.hpp"
 #include "stage_test_support.hpp"
+
+#include "devices/collectives/stage_permute.hpp"
 
 #include <algorithm>
 
@@ -104,4 +107,31 @@ TEST_CASE("staged ppermutes with in_axes and out_axes 1", "[pmap][stages][gather
   auto plain = one_plan([&] { return f(x); });
   CHECK(staged.shape() == shape_t{6, 8, 3000});
   CHECK(bits(staged) == bits(plain));
+}
+
+TEST_CASE("a ppermute across processes sends each process only the slices its devices receive",
+          "[pmap][stages][ppermute]") {
+  using detail::plan_exchange;
+  using moves = std::vector<std::vector<std::vector<int>>>;
+  // A ring over 3 devices of process 0 and 1 of process 1 (sources: per position, where from):
+  // only slice 2 goes to process 1 and slice 3 to process 0, one slot a block.
+  auto ring = plan_exchange({0, 0, 0, 1}, {3, 0, 1, 2});
+  CHECK(ring.slots == 1);
+  CHECK(ring.moves == moves{{{}, {2}}, {{3}, {}}});
+  // Swaps over alternating processes: every slice crosses, in the order of the receiving positions.
+  auto swaps = plan_exchange({0, 1, 0, 1}, {1, 0, 3, 2});
+  CHECK(swaps.slots == 2);
+  CHECK(swaps.moves == moves{{{}, {0, 2}}, {{1, 3}, {}}});
+  // One slice one way: the other way's block is padding only.
+  auto one_way = plan_exchange({0, 0, 1, 1}, {-1, -1, -1, 0});
+  CHECK(one_way.slots == 1);
+  CHECK(one_way.moves == moves{{{}, {0}}, {{}, {}}});
+  // Swaps within each process: nothing crosses, no collective.
+  CHECK(plan_exchange({0, 0, 1, 1}, {1, 0, 3, 2}).slots == 0);
+  CHECK(plan_exchange({0, 0, 0}, {1, 2, 0}).slots == 0);
+  // Three processes, process numbers that are not their ranks.
+  auto three = plan_exchange({4, 7, 9, 4}, {1, 2, 3, 0});
+  CHECK(three.slots == 1);
+  CHECK(three.moves == moves{{{}, {}, {3}}, {{1}, {}, {}}, {{}, {2}, {}}});
+  CHECK_THROWS_AS(plan_exchange({0, 1}, {0}), runtime_error);
 }

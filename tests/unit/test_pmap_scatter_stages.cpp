@@ -1,13 +1,13 @@
-// pmap's psum_scatter over its own axis along dimension 0 as a collective stage (parallel/detail/
-// staged_pmap.hpp, devices/collectives/stage_scatter.hpp): the sum in one buffer whose blocks are
-// the devices' results (views, no copies), the same values bit for bit as the one-plan path for
-// tiled and untiled scatters, both float dtypes, in_axes and out_axes 1, mixed with other stages,
-// and scatters that stay in the plan (small, along another dimension, integers).
+// pmap's psum_scatter over its own axis as a collective stage (parallel/detail/staged_pmap.hpp,
+// devices/collectives/stage_scatter.hpp): the sum in one buffer whose blocks are the devices'
+// results (views, no copies), the same values bit for bit as the one-plan path for tiled and
+// untiled scatters along every dimension, both float dtypes, in_axes and out_axes 1, mixed with
+// other stages, and scatters that stay in the plan (small, integers); how the stages lay out the
+// blocks of processes holding different numbers of positions (stage_positions.hpp).
 #include "grad_test_support.hpp"
 #include "stage_test_support.hpp"
 
-#include "devices/collectives/stage_gather.hpp"
-#include "devices/collectives/stage_scatter.hpp"
+#include "devices/collectives/stage_positions.hpp"
 
 using namespace am;
 using namespace am::testing;
@@ -34,13 +34,19 @@ TEST_CASE("a pmap psum_scatter over 8 devices gives each device its block of one
     same = got[j] == acc;
   }
   CHECK(same);
-  // Small ones, along another dimension, and of integers stay inside the plan.
+  // Small ones and those of integers stay inside the plan.
   auto small = pmap([](const array& a) { return psum_scatter(a, "i", 0, true); }, "i")(
     device_put(sample({8, 16, 3}, 6), eight()));
   CHECK(!shards_in_one_buffer(small, true));
-  auto other = pmap([](const array& a) { return psum_scatter(a, "i", 1, true); }, "i")(
-    device_put(sample({8, 1100, 16}, 6).astype(dtype::float32), eight()));
-  CHECK(!shards_in_one_buffer(other, true));
+  auto ints = pmap([](const array& a) { return psum_scatter(a, "i", 0, true); }, "i")(
+    device_put(sample({8, 16, 1100}, 6).astype(dtype::int32), eight()));
+  CHECK(!shards_in_one_buffer(ints, true));
+  // Along another dimension, untiled, the blocks are views of one buffer too (the stage ran on
+  // the slices with that dimension moved first); tiled, each block is then moved back.
+  auto other = pmap([](const array& a) { return psum_scatter(a, "i", 1); }, "i")(
+    device_put(sample({8, 2100, 8}, 6).astype(dtype::float32), eight()));
+  CHECK(other.shape() == shape_t{8, 2100});
+  CHECK(shards_in_one_buffer(other, true));
 }
 
 TEST_CASE("staged psum_scatters give the one-plan path's values bit for bit", "[pmap][stages][scatter]") {
@@ -56,6 +62,15 @@ TEST_CASE("staged psum_scatters give the one-plan path's values bit for bit", "[
     auto stacked = device_put(sample({8, 8, 2100}, 9).astype(type), eight());
     check_same_as_one_plan([](const array& a) { return psum_scatter(a, "i"); }, stacked);
     check_same_as_one_plan([](const array& a) { return sum(psum_scatter(tanh(a), "i")); }, stacked);
+    // Along dimensions 1 and 2, tiled and not.
+    auto wide = device_put(sample({8, 5, 16, 232}, 8).astype(type), eight()); // 72 KB or more a device
+    check_same_as_one_plan([](const array& a) { return psum_scatter(a, "i", 1, true); }, wide);
+    check_same_as_one_plan([](const array& a) { return psum_scatter(a * 2.0, "i", 1, true) - 1.0; }, wide);
+    check_same_as_one_plan([](const array& a) { return psum_scatter(a * pmax(a, "i"), "i", 2, true); }, wide);
+    auto eights = device_put(sample({8, 9, 8, 260}, 10).astype(type), eight());
+    check_same_as_one_plan([](const array& a) { return psum_scatter(a, "i", 1); }, eights);
+    check_same_as_one_plan([](const array& a) { return psum_scatter(exp(a), "i", 2, true); }, device_put(
+      sample({8, 9, 130, 16}, 12).astype(type), eight()));
   }
 }
 
@@ -67,17 +82,34 @@ TEST_CASE("staged psum_scatters with in_axes and out_axes 1", "[pmap][stages][sc
   auto plain = one_plan([&] { return f(x); });
   CHECK(staged.shape() == shape_t{2, 8, 1100});
   CHECK(bits(staged) == bits(plain));
+  // Along dimension 1 of the slices, tiled: the result keeps pmap's layout, one slice a device.
+  auto y = device_put(sample({16, 8, 1104}, 31), eight()[0]);
+  auto g = pmap([](const array& a) { return psum_scatter(a, "i", 1, true) + 1.0; }, "i", {1}, {0});
+  auto r = g(y);
+  CHECK(r.shape() == shape_t{8, 16, 138});
+  CHECK(r.addressable_shards().size() == 8);
+  for (auto& sh : r.addressable_shards())
+    CHECK(sh.index.at(0).stop - sh.index.at(0).start == 1);
+  CHECK(bits(r) == bits(one_plan([&] { return g(y); })));
 }
 
-TEST_CASE("which device lists a gather or a scatter stage can span", "[pmap][stages][scatter]") {
-  using detail::stage_gathers;
-  using detail::stage_scatters;
-  CHECK(stage_gathers({0, 0, 0}));
-  CHECK(stage_gathers({0, 1, 0, 1})); // placed back in axis order after the engine's gather
-  CHECK(!stage_gathers({0, 0, 1}));   // the engine's blocks are equal
-  CHECK(!stage_gathers({}));
-  CHECK(stage_scatters({0, 0, 1, 1}));
-  CHECK(!stage_scatters({0, 1, 0, 1})); // rank r receives the r-th block: runs in process order
-  CHECK(!stage_scatters({1, 1, 0, 0}));
-  CHECK(!stage_scatters({0, 0, 0, 1}));
+TEST_CASE("how stages across processes lay out the blocks of each process's positions", "[pmap][stages][scatter]") {
+  using detail::positions_by_process;
+  auto one = positions_by_process({0, 0, 0});
+  CHECK(one.in_order);
+  CHECK(one.slots == 3);
+  CHECK(positions_by_process({0, 0, 1, 1}).in_order); // the engine's blocks are the axis's order
+  auto alternating = positions_by_process({0, 1, 0, 1}); // placed back by position
+  CHECK(!alternating.in_order);
+  CHECK(alternating.slots == 2);
+  CHECK(alternating.of.at(1) == std::vector<std::size_t>{1, 3});
+  auto uneven = positions_by_process({0, 0, 0, 1}); // process 1's block padded to 3 slots
+  CHECK(!uneven.in_order);
+  CHECK(uneven.slots == 3);
+  CHECK(uneven.rank_of(1) == 1);
+  CHECK(uneven.rank_of(2) == -1);
+  CHECK(!positions_by_process({1, 1, 0, 0}).in_order); // rank 0 is process 0, whose positions come last
+  auto sparse = positions_by_process({3, 5, 5}); // ranks follow the sorted processes, not their numbers
+  CHECK(sparse.rank_of(5) == 1);
+  CHECK(!sparse.in_order);
 }
