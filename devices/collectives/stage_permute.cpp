@@ -42,18 +42,22 @@ void run_permute(stage_group& g, permute_stage& s) {
   auto exchange = plan_exchange(s.owners, s.sources);
   bool crossing = g.processes.size() > 1 && exchange.slots > 0;
   auto received = crossing ? positions.of.size() * exchange.slots : 0;
-  // [this process's parts][the slices received, a block per rank][zeros]: what the results view.
-  auto total = mine.size() + received + 1;
-  auto out = make_cpu_buffer(s.type, {static_cast<std::int64_t>(total * elements)}, pool);
-  auto* dst = static_cast<std::byte*>(out->data());
-  std::memset(dst + (total - 1) * part_bytes, 0, part_bytes);
-  std::map<std::size_t, std::size_t> local; // position -> its slot among this process's parts
-  {
-    auto parts = wait_for_parts(s.parts, "a permute stage");
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      std::memcpy(dst + k * part_bytes, parts.data[k], part_bytes);
-      local[mine[k]] = k;
-    }
+  auto parts = wait_for_parts(s.parts, "a permute stage");
+  std::map<std::size_t, std::size_t> local; // position -> its part
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    local[mine[k]] = k;
+  // [the slices received, a block per rank][zeros, where a local device receives none]: what
+  // the results that do not view a local part view (a slice from a local device is viewed where
+  // it is: no copy).
+  std::size_t zeros = 0;
+  for (auto p : s.positions)
+    zeros = s.sources.at(static_cast<std::size_t>(p)) < 0 ? 1 : zeros;
+  buffer_ref out;
+  std::byte* dst = nullptr;
+  if (received + zeros > 0) {
+    out = make_cpu_buffer(s.type, {static_cast<std::int64_t>((received + zeros) * elements)}, pool);
+    dst = static_cast<std::byte*>(out->data());
+    std::memset(dst + received * part_bytes, 0, zeros * part_bytes);
   }
   if (crossing) {
     // Block j of the all-to-all's input goes to rank j: the slices it receives from this process,
@@ -63,26 +67,25 @@ void run_permute(stage_group& g, permute_stage& s) {
       auto& moved = exchange.moves[me][to];
       for (std::size_t i = 0; i < moved.size(); ++i)
         std::memcpy(sent.get() + (to * exchange.slots + i) * part_bytes,
-                    dst + local.at(static_cast<std::size_t>(moved[i])) * part_bytes, part_bytes);
+                    parts.data[local.at(static_cast<std::size_t>(moved[i]))], part_bytes);
     }
-    across_processes(g, [&](communicator& comm) {
-      comm.all_to_all(sent.get(), dst + mine.size() * part_bytes, received * elements, s.type);
-    });
+    across_processes(g, [&](communicator& comm) { comm.all_to_all(sent.get(), dst, received * elements, s.type); });
   }
   for (std::size_t k = 0; k < s.results.size(); ++k) {
     auto source = s.sources.at(static_cast<std::size_t>(s.positions.at(k)));
-    auto slot = total - 1; // zeros
+    auto& [device_id, done] = s.results[k];
+    if (source >= 0 && rank[static_cast<std::size_t>(source)] == me) {
+      auto& part = parts.buffers[local.at(static_cast<std::size_t>(source))];
+      done.set_value(std::make_shared<shared_view>(part, s.shard_shape, device_id));
+      continue;
+    }
+    auto slot = received; // zeros
     if (source >= 0) {
       auto from = rank[static_cast<std::size_t>(source)];
-      if (from == me) {
-        slot = local.at(static_cast<std::size_t>(source));
-      } else {
-        auto& moved = exchange.moves[from][me];
-        auto i = static_cast<std::size_t>(std::find(moved.begin(), moved.end(), source) - moved.begin());
-        slot = mine.size() + from * exchange.slots + i;
-      }
+      auto& moved = exchange.moves[from][me];
+      auto i = static_cast<std::size_t>(std::find(moved.begin(), moved.end(), source) - moved.begin());
+      slot = from * exchange.slots + i;
     }
-    auto& [device_id, done] = s.results[k];
     done.set_value(std::make_shared<shared_view>(out, s.shard_shape, device_id, slot * elements));
   }
 }

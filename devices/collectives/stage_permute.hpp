@@ -1,7 +1,7 @@
 /// The stage of pmap's ppermute over its own axis (DESIGN.md section 5, as the reductions of
 /// stage_reduction.hpp): each device's result is the slice of its source in the permutation, or
-/// zeros where none arrives. Within a process the local devices' parts are copied into one host
-/// buffer whose blocks the local devices view (no copy per device); across processes one
+/// zeros where none arrives. Within a process each device views its source's part where it is (no
+/// copy; the devices receiving none share one block of zeros); across processes one
 /// all-to-all of the collectives engine (am::communicator over Gloo, numbered and checked by the
 /// supervisor, in the flight recorder) sends each process only the slices its devices receive,
 /// each block padded to the most slices any process sends any other. It runs on the same worker

@@ -94,6 +94,11 @@ TEST_CASE("staged ppermutes give the one-plan path's values bit for bit, zeros w
   auto shards = r.addressable_shards();
   CHECK(shards[1].data.get()->data() == shards[2].data.get()->data());
   CHECK(shards[3].data.get()->data() != shards[0].data.get()->data());
+  // A slice from another local device is viewed where it is: device 3's result is device 0's input.
+  auto x = device_put(h, eight());
+  auto viewed = pmap([partial](const array& a) { return ppermute(a, "i", partial); }, "i")(x);
+  CHECK(viewed.addressable_shards()[3].data.get()->data() == x.addressable_shards()[0].data.get()->data());
+  CHECK(viewed.addressable_shards()[3].data.get()->device_id() == viewed.addressable_shards()[3].device.id);
 }
 
 TEST_CASE("staged ppermutes with in_axes and out_axes 1", "[pmap][stages][gather][ppermute]") {
