@@ -67,6 +67,7 @@ TEST_CASE("staged psum_scatters give the one-plan path's values bit for bit", "[
     check_same_as_one_plan([](const array& a) { return psum_scatter(a, "i", 1, true); }, wide);
     check_same_as_one_plan([](const array& a) { return psum_scatter(a * 2.0, "i", 1, true) - 1.0; }, wide);
     check_same_as_one_plan([](const array& a) { return psum_scatter(a * pmax(a, "i"), "i", 2, true); }, wide);
+    check_same_as_one_plan([](const array& a) { return psum_scatter(a, "i", -1, true); }, wide); // the last
     auto eights = device_put(sample({8, 9, 8, 260}, 10).astype(type), eight());
     check_same_as_one_plan([](const array& a) { return psum_scatter(a, "i", 1); }, eights);
     check_same_as_one_plan([](const array& a) { return psum_scatter(exp(a), "i", 2, true); }, device_put(
