@@ -5,7 +5,6 @@
 #include "devices/collectives/communicator.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 #include "devices/collectives/stage_group.hpp"
-#include "devices/collectives/stage_nccl.hpp"
 #include "devices/collectives/shared_view.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -70,19 +69,6 @@ void combine_parts(am::dtype type, reduce_op op, const std::vector<const void*>&
 
 void issue_reduction(runtime_impl& rt, reduction_stage stage) {
   check_reducible(stage.type, stage.op);
-  if (stage.on_cuda) {
-    nccl_stage on_gpus;
-    on_gpus.op = stage.op;
-    on_gpus.type = stage.type;
-    on_gpus.part_shape = stage.shape;
-    on_gpus.result_shape = stage.shape;
-    on_gpus.mapped = std::move(stage.mapped);
-    on_gpus.processes = std::move(stage.processes);
-    on_gpus.parts = std::move(stage.parts);
-    on_gpus.results = std::move(stage.results);
-    issue_nccl_stage(rt, std::move(on_gpus));
-    return;
-  }
   auto& g = group_for(rt, stage.devices, stage.processes);
   post_stage(g, std::move(stage), run_stage);
 }

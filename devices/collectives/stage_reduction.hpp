@@ -12,7 +12,6 @@
 #include "actors/buffer.hpp"
 #include "actors/device_info.hpp"
 #include "devices/collectives/reduce_op.hpp"
-#include "devices/collectives/stage_nccl.hpp"
 
 #include <utility>
 #include <vector>
@@ -29,8 +28,6 @@ struct reduction_stage {
   std::vector<shard_future> parts;  ///< this process's parts, in the mapped axis's order
   int total_parts = 0;              ///< parts over every process (mean divides by it)
   std::vector<int> devices;         ///< the mapped axis's device ids, in its order (names the group)
-  std::vector<device> mapped;       ///< the same devices (an NCCL stage's ranks, in this order)
-  bool on_cuda = false;             ///< CUDA devices: an NCCL all-reduce over them (stage_nccl.hpp)
   std::vector<int> processes;       ///< the processes holding parts, sorted; this one among them
   std::vector<std::pair<int, promise<buffer_ref>>> results; ///< (local device id, its result)
 };

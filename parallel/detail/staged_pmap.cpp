@@ -2,6 +2,7 @@
 
 #include "actors/errors.hpp"
 #include "devices/collectives/stage_gather.hpp"
+#include "devices/collectives/stage_nccl.hpp"
 #include "devices/collectives/stage_permute.hpp"
 #include "devices/collectives/stage_reduction.hpp"
 #include "devices/collectives/stage_scatter.hpp"
@@ -41,7 +42,6 @@ struct segment {
 struct staged_program {
   bool staged = false; ///< false: no stage (the one-plan path runs it)
   bool across_processes = false; ///< the mapped devices belong to several processes
-  bool on_cpus = false; ///< all_gather, ppermute and psum_scatter can be stages (CPU devices only)
   traced_function traced;
   std::vector<std::vector<int>> stages; ///< before segment k: the reductions run there, in node order
   std::vector<std::unique_ptr<segment>> segments;
@@ -63,7 +63,7 @@ struct stage_kind {
 
 /// The stage a node is, when it is one over the axis `name` of `p`'s devices: a psum, pmean,
 /// pmax or pmin of float32/float64, an all_gather or ppermute, or a psum_scatter of float32/float64
-/// along any dimension (these three on CPU devices); over devices of several processes every such
+/// along any dimension; over devices of several processes every such
 /// node is, within one process those of stage_min_bytes or more a device (a psum_scatter's
 /// operand).
 std::optional<stage_kind> stage_of(const node& n, const std::string& name, const staged_program& p) {
@@ -83,18 +83,12 @@ std::optional<stage_kind> stage_of(const node& n, const std::string& name, const
     case collective_kind::pmax: k.op = reduce_op::max; break;
     case collective_kind::pmin: k.op = reduce_op::min; break;
     case collective_kind::all_gather:
-      if (!p.on_cpus)
-        return std::nullopt;
       k.gather = true;
       return k;
     case collective_kind::ppermute:
-      if (!p.on_cpus)
-        return std::nullopt;
       k.permute = true;
       return k;
     case collective_kind::psum_scatter:
-      if (!p.on_cpus)
-        return std::nullopt;
       k.scatter = true;
       break;
     default: return std::nullopt;
@@ -201,7 +195,7 @@ bool can_stage(const staged_call& call) {
     cuda += d.platform == am::platform::cuda ? 1 : 0;
   if (cuda == 0)
     return true;
-  // CUDA devices: NCCL stages where turned on (stage_reduction.hpp), never a mix of platforms.
+  // CUDA devices: NCCL stages where the build has them (stage_nccl.hpp), never a mix of platforms.
   return cuda == all && nccl_stages_enabled();
 }
 
@@ -249,18 +243,19 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
     p->traced = trace_function(*call.f, slices);
   }
   std::set<int> processes;
-  bool cpus = true;
-  for (auto& d : call.stacked->device_assignment()) {
+  for (auto& d : call.stacked->device_assignment())
     processes.insert(d.process_index);
-    cpus = cpus && d.platform == am::platform::cpu;
-  }
   p->across_processes = processes.size() > 1;
-  p->on_cpus = cpus;
   analyse(*p, call.global.size(), call.axis_name);
   std::lock_guard<std::mutex> guard(cache.mutex);
   if (cache.programs.size() >= staged_cache_bound && cache.programs.count(key) == 0)
     cache.programs.clear(); // a function called with ever new signatures: keep the memory bounded
   return cache.programs.emplace(key, p).first->second;
+}
+
+/// True when `call` maps CUDA devices (can_stage: then all of them, and NCCL runs its stages).
+bool on_cuda(const staged_call& call) {
+  return call.stacked->device_assignment().front().platform == am::platform::cuda;
 }
 
 /// What every stage of `call` takes: the mapped devices and this process's parts of `operand`
@@ -269,7 +264,6 @@ struct stage_inputs {
   std::vector<int> ids;       ///< the mapped devices' ids
   std::vector<int> owners;    ///< their processes
   std::vector<int> processes; ///< sorted, once each
-  bool on_cuda = false;
   std::vector<shard_future> parts;
 };
 
@@ -280,7 +274,6 @@ stage_inputs inputs_of(const array& operand, const staged_call& call) {
     processes.insert(d.process_index);
     in.ids.push_back(d.id);
     in.owners.push_back(d.process_index);
-    in.on_cuda = in.on_cuda || d.platform == am::platform::cuda;
   }
   in.processes.assign(processes.begin(), processes.end());
   std::vector<std::pair<std::int64_t, shard_future>> local;
@@ -320,6 +313,25 @@ array stage_result(const shape_t& shape, am::dtype type, const sharding_ptr& lay
   return array(std::move(s));
 }
 
+/// The NCCL form (stage_nccl.hpp) of `stage`, a stage of `call` over CUDA devices, whose results
+/// each have `result_shape`: its parts and promises move over.
+template <class Stage>
+nccl_stage nccl_form(nccl_stage_kind kind, Stage& stage, const shape_t& result_shape, const staged_call& call) {
+  nccl_stage out;
+  out.kind = kind;
+  out.type = stage.type;
+  if constexpr (requires { stage.part_shape; })
+    out.part_shape = stage.part_shape;
+  else
+    out.part_shape = stage.shape;
+  out.result_shape = result_shape;
+  out.mapped = call.stacked->device_assignment();
+  out.processes = stage.processes;
+  out.parts = std::move(stage.parts);
+  out.results = std::move(stage.results);
+  return out;
+}
+
 /// A reduction stage on `operand` (mapped: [B, slice...], one slice per device): its result on
 /// every device, replicated, resolved when the stage ran.
 array reduction(reduce_op op, const array& operand, const staged_call& call) {
@@ -331,13 +343,18 @@ array reduction(reduce_op op, const array& operand, const staged_call& call) {
   stage.shape = slice;
   stage.total_parts = static_cast<int>(call.size);
   stage.devices = std::move(in.ids);
-  stage.mapped = call.stacked->device_assignment();
-  stage.on_cuda = in.on_cuda;
   stage.processes = std::move(in.processes);
   stage.parts = std::move(in.parts);
   auto result = stage_result(slice, operand.dtype(), call.replicated, stage.results);
-  if (!stage.results.empty())
+  if (stage.results.empty())
+    return result;
+  if (on_cuda(call)) {
+    auto on_gpus = nccl_form(nccl_stage_kind::all_reduce, stage, stage.shape, call);
+    on_gpus.op = op;
+    issue_nccl_stage(*current_runtime(), std::move(on_gpus));
+  } else {
     issue_reduction(*current_runtime(), std::move(stage));
+  }
   return result;
 }
 
@@ -362,7 +379,9 @@ array gathered(const node& n, const array& operand, const staged_call& call) {
   auto& c = collective_of(n);
   auto stage = gather_of(operand, call, c.axis == 0 ? n.shape : operand.shape());
   auto result = stage_result(stage.shape, operand.dtype(), call.replicated, stage.results);
-  if (!stage.results.empty())
+  if (!stage.results.empty() && on_cuda(call))
+    issue_nccl_stage(*current_runtime(), nccl_form(nccl_stage_kind::all_gather, stage, stage.shape, call));
+  else if (!stage.results.empty())
     issue_gather(*current_runtime(), std::move(stage));
   if (c.axis == 0)
     return result;
@@ -396,7 +415,9 @@ array scattered(const node& n, const array& operand, const staged_call& call) {
   auto shape = stage.block_shape;
   shape[0] = call.size;
   auto result = stage_result(shape, operand.dtype(), call.stacked, stage.results, &stage.positions);
-  if (!stage.results.empty())
+  if (!stage.results.empty() && on_cuda(call))
+    issue_nccl_stage(*current_runtime(), nccl_form(nccl_stage_kind::reduce_scatter, stage, stage.block_shape, call));
+  else if (!stage.results.empty())
     issue_scatter(*current_runtime(), std::move(stage));
   if (!c.tiled || d == 1)
     return result;
@@ -422,8 +443,13 @@ array permuted(const node& n, const array& operand, const staged_call& call) {
   for (auto [from, to] : collective_of(n).perm)
     stage.sources.at(static_cast<std::size_t>(to)) = from;
   auto result = stage_result(operand.shape(), operand.dtype(), call.stacked, stage.results, &stage.positions);
-  if (!stage.results.empty())
+  if (!stage.results.empty() && on_cuda(call)) {
+    auto on_gpus = nccl_form(nccl_stage_kind::permute, stage, stage.shard_shape, call);
+    on_gpus.pairs = collective_of(n).perm;
+    issue_nccl_stage(*current_runtime(), std::move(on_gpus));
+  } else if (!stage.results.empty()) {
     issue_permute(*current_runtime(), std::move(stage));
+  }
   return result;
 }
 

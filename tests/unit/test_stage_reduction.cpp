@@ -3,6 +3,7 @@
 // max and min let NaN win; one part is a copy; the CUDA stages are on exactly where the build has NCCL, unless
 // AM_PMAP_NCCL_STAGES=0.
 #include "devices/collectives/nccl_communicator.hpp"
+#include "devices/collectives/stage_nccl.hpp"
 #include "devices/collectives/stage_reduction.hpp"
 
 #include <catch2/catch.hpp>
