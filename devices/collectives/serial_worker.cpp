@@ -28,6 +28,11 @@ void serial_worker::post(std::function<void()> task) {
   cv_.notify_one();
 }
 
+bool serial_worker::wait_idle(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> guard(mutex_);
+  return idle_.wait_until(guard, deadline, [this] { return tasks_.empty() && !running_; });
+}
+
 void serial_worker::run() {
   // A peer that dies in the middle of a collective closes its sockets, and Gloo writes with plain
   // send/writev: the kernel would raise SIGPIPE and kill this process. Blocked in this thread (and
@@ -45,6 +50,7 @@ void serial_worker::run() {
       return; // stopping, and everything posted has run
     auto task = std::move(tasks_.front());
     tasks_.pop_front();
+    running_ = true;
     guard.unlock();
     try {
       task();
@@ -53,6 +59,9 @@ void serial_worker::run() {
     }
     task = nullptr; // release what the task holds before waiting again
     guard.lock();
+    running_ = false;
+    if (tasks_.empty())
+      idle_.notify_all();
   }
 }
 

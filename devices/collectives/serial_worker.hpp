@@ -3,6 +3,7 @@
 /// be an actor's) longer than the caller chooses to wait.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -27,6 +28,10 @@ public:
   /// Queues `task` behind the ones already posted.
   void post(std::function<void()> task);
 
+  /// Waits until every task posted so far has run (and none is running), or `deadline`; returns
+  /// true when idle. Tasks posted meanwhile are waited for too.
+  bool wait_idle(std::chrono::steady_clock::time_point deadline);
+
 private:
   void run();
 
@@ -34,6 +39,8 @@ private:
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
+  bool running_ = false; ///< a task is running (under mutex_)
+  std::condition_variable idle_;
   std::thread thread_;
 };
 

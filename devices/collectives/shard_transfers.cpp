@@ -32,6 +32,8 @@ struct shard_transfers::lane {
   using task_type = std::function<void(communicator*, int peer_rank, const std::exception_ptr& failure)>;
   std::deque<task_type> tasks;
   bool stopping = false;
+  bool running = false; ///< a task is running
+  std::condition_variable idle;
   std::thread worker;
 
   lane(runtime_impl& runtime, int from, int to) : rt(runtime), source(from), target(to) {
@@ -70,6 +72,7 @@ struct shard_transfers::lane {
           return; // stopping: dropped tasks fail their promises as they are destroyed
         task = std::move(tasks.front());
         tasks.pop_front();
+        running = true;
       }
       if (!comm && !failure) {
         try {
@@ -85,7 +88,18 @@ struct shard_transfers::lane {
       } catch (const std::exception& e) {
         log(log_level::warning, "shard transfer {} -> {} failed: {}", source, target, e.what());
       }
+      task = nullptr; // what it holds goes before the lane counts as idle
+      std::lock_guard<std::mutex> guard(mutex);
+      running = false;
+      if (tasks.empty())
+        idle.notify_all();
     }
+  }
+
+  /// Waits until every task posted so far has run, or `deadline`; true when idle.
+  bool wait_idle(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> guard(mutex);
+    return idle.wait_until(guard, deadline, [&] { return tasks.empty() && !running; });
   }
 };
 
@@ -94,6 +108,22 @@ struct shard_transfers::impl {
   runtime_impl& rt;
   std::mutex mutex;
   std::map<std::pair<int, int>, std::unique_ptr<lane>> lanes;
+
+  /// Waits (until `deadline`) for this process's sends to finish: the other processes may still
+  /// need them after this one stopped wanting anything (runtime_impl::add_stop_drain).
+  void drain_sends(std::chrono::steady_clock::time_point deadline) {
+    std::vector<lane*> sending;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      for (auto& [direction, l] : lanes)
+        if (direction.first == rt.process_index())
+          sending.push_back(l.get());
+    }
+    for (auto* l : sending)
+      if (!l->wait_idle(deadline))
+        log(log_level::warning, "stopping with shards still being sent to process {} (the shutdown timeout passed)",
+            l->target);
+  }
 
   lane& lane_for(int from, int to) {
     std::lock_guard<std::mutex> guard(mutex);
@@ -109,7 +139,10 @@ std::shared_ptr<shard_transfers> shard_transfers::of(runtime_impl& rt) {
   return std::static_pointer_cast<shard_transfers>(svc);
 }
 
-shard_transfers::shard_transfers(runtime_impl& rt) : impl_(std::make_unique<impl>(rt)) {}
+shard_transfers::shard_transfers(runtime_impl& rt) : impl_(std::make_unique<impl>(rt)) {
+  // The service goes only after the drains ran (runtime_impl::stop), so the pointer stays good.
+  rt.add_stop_drain([state = impl_.get()](std::chrono::steady_clock::time_point deadline) { state->drain_sends(deadline); });
+}
 
 shard_transfers::~shard_transfers() = default;
 

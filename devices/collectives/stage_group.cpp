@@ -1,6 +1,7 @@
 #include "devices/collectives/stage_group.hpp"
 
 #include "actors/detail/fnv1a.hpp"
+#include "actors/detail/log.hpp"
 
 #include <mutex>
 
@@ -12,13 +13,31 @@ namespace {
 struct stage_groups {
   std::mutex mutex;
   std::map<std::vector<int>, std::unique_ptr<stage_group>> groups;
+
+  /// Waits (until `deadline`) for the stages issued so far: other processes may still need this
+  /// one's part of them after it stopped wanting their results (runtime_impl::add_stop_drain).
+  void drain(std::chrono::steady_clock::time_point deadline) {
+    std::vector<stage_group*> all;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      for (auto& [devices, g] : groups)
+        all.push_back(g.get());
+    }
+    for (auto* g : all)
+      if (!g->worker.wait_idle(deadline))
+        log(log_level::warning, "stopping with pmap stages of '{}' still running (the shutdown timeout passed)", g->name);
+  }
 };
 
 } // namespace
 
 stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const std::vector<int>& processes) {
-  auto svc = std::static_pointer_cast<stage_groups>(
-    rt.service("pmap_stages", [] { return std::make_shared<stage_groups>(); }));
+  auto svc = std::static_pointer_cast<stage_groups>(rt.service("pmap_stages", [&rt] {
+    auto made = std::make_shared<stage_groups>();
+    // The service goes only after the drains ran (runtime_impl::stop), so the pointer stays good.
+    rt.add_stop_drain([groups = made.get()](std::chrono::steady_clock::time_point deadline) { groups->drain(deadline); });
+    return made;
+  }));
   std::lock_guard<std::mutex> guard(svc->mutex);
   auto& g = svc->groups[devices];
   if (!g)

@@ -256,6 +256,7 @@ void runtime_impl::stop() {
   std::lock_guard<std::mutex> serialize(stop_mutex_);
   if (stopped_)
     return;
+  drain_for_peers();
   stop_->raise();
   // Threads issuing a call finish issuing it (a few microseconds: a guard never waits on an actor).
   while (calls_in_progress_.load(std::memory_order_seq_cst) > 0)
@@ -321,6 +322,25 @@ void runtime_impl::serve() {
     if (membership_.client->coordinator_lost() || membership_.client->failure_of(0))
       membership_.client->check_alive({0}); // throws the coordinator's process_failure_error
   }
+}
+
+void runtime_impl::add_stop_drain(std::function<void(std::chrono::steady_clock::time_point)> drain) {
+  std::lock_guard<std::mutex> guard(stop_drains_mutex_);
+  stop_drains_.push_back(std::move(drain));
+}
+
+void runtime_impl::drain_for_peers() {
+  if (!membership_.client || membership_.client->process_count() <= 1
+      || membership_.client->directory().single_controller())
+    return; // one process, or a single-controller cluster (its controller drives every device)
+  std::vector<std::function<void(std::chrono::steady_clock::time_point)>> drains;
+  {
+    std::lock_guard<std::mutex> guard(stop_drains_mutex_);
+    drains.swap(stop_drains_); // run once: the services they point into go later in stop()
+  }
+  auto deadline = std::chrono::steady_clock::now() + options_.shutdown_timeout;
+  for (auto& drain : drains)
+    drain(deadline);
 }
 
 std::shared_ptr<void> runtime_impl::service(const std::string& name,

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -112,6 +113,12 @@ public:
   /// runtime stops (after the distributed leave, before the actors go).
   std::shared_ptr<void> service(const std::string& name, const std::function<std::shared_ptr<void>()>& make);
 
+  /// Registers `drain`, which waits (until `deadline` at most) for work other processes may still
+  /// need from this one: shards being sent, pmap stages. In a runtime of several processes, stop()
+  /// runs every drain first, before it refuses any call, so a process that stops as soon as it has
+  /// its own results does not take its peers' data with it (as JAX's shutdown barrier).
+  void add_stop_drain(std::function<void(std::chrono::steady_clock::time_point deadline)> drain);
+
   /// Remembers a caller's outbox to one of this runtime's devices, to close it when the runtime
   /// stops: calls still queued there then fail instead of waiting forever.
   void register_outbox(const std::shared_ptr<device_outbox>& box);
@@ -144,6 +151,10 @@ public:
   std::shared_ptr<buffer_pool> cpu_pool(int device_id) const;
 
 private:
+  /// Runs the stop drains (add_stop_drain) in a multi-controller runtime of several processes,
+  /// bounded by the shutdown timeout.
+  void drain_for_peers();
+
   resolved_options options_;
   gpu_report gpus_;
   caf::actor_system_config caf_config_;
@@ -165,6 +176,8 @@ private:
   std::string data_plane_address_ = "127.0.0.1";
   std::mutex services_mutex_;
   std::vector<std::pair<std::string, std::shared_ptr<void>>> services_; ///< in creation order
+  std::mutex stop_drains_mutex_; ///< its own: services register drains while service() holds services_mutex_
+  std::vector<std::function<void(std::chrono::steady_clock::time_point)>> stop_drains_;
   std::shared_ptr<stop_signal> stop_ = std::make_shared<stop_signal>();
   std::atomic<int> calls_in_progress_{0}; ///< call_guards held now
   std::mutex stop_mutex_;                 ///< serializes stop()

@@ -201,10 +201,8 @@ void uneven() {
       return am::psum_scatter(am::reshape(a, {2, 2, 8}), "i", 2, true);
     });
   }
-  // Process 0 may read its replicas of the last result before its shards reached process 1: a
-  // runtime stopped then drops the sends still queued. Every process waits for the others here.
-  if (am::process_count() > 1)
-    am::distributed::wait_at_barrier("pmap_probe.uneven.done", std::chrono::seconds(60));
+  // No barrier at the end: process 0 may read its replicas of the last result before its shards
+  // reached process 1, and stopping then still sends them (runtime_impl::add_stop_drain).
 }
 
 /// Every process psums slices of 4 float64 except process 1, whose are 5 long (a program bug:
