@@ -1,41 +1,38 @@
 #include "devices/cpu/cpu_blas.hpp"
 
+#include "devices/cpu/blas_thread.hpp"
 #include "devices/detail/dot_geometry.hpp"
 
 #include <cblas.h>
 
 #include <cstring>
-#include <mutex>
 #include <type_traits>
 
 namespace am::detail {
 
 namespace {
 
-/// One BLAS call at a time in the process (see the header): OpenBLAS's own threads use the cores.
-std::mutex& blas_turn() {
-  static std::mutex m;
-  return m;
-}
-
 constexpr std::int64_t blas_limit = 0x7fffffff; // BLAS takes int dimensions
 
-/// The products through BLAS, one call per batch row, all in one turn.
+/// The products through BLAS, one call per batch row, all in one turn of the BLAS thread.
 template <class T>
 void gemm_batch(const T* x, const T* y, T* out, const dot_geometry& g) {
   auto M = static_cast<int>(g.m), K = static_cast<int>(g.k), N = static_cast<int>(g.n);
   auto ta = g.transpose_x ? CblasTrans : CblasNoTrans, tb = g.transpose_y ? CblasTrans : CblasNoTrans;
   int lda = g.transpose_x ? M : K, ldb = g.transpose_y ? K : N;
-  std::lock_guard<std::mutex> turn(blas_turn());
-  for (std::int64_t b = 0; b < g.batch; ++b) {
-    const T* xb = x + b * g.m * g.k;
-    const T* yb = y + (g.y_batched ? b * g.k * g.n : 0);
-    T* ob = out + b * g.m * g.n;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, xb, lda, yb, ldb, 0.0f, ob, N);
-    else
-      cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, xb, lda, yb, ldb, 0.0, ob, N);
-  }
+  auto flop = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n)
+              * static_cast<double>(g.k);
+  run_on_blas_thread([&] {
+    for (std::int64_t b = 0; b < g.batch; ++b) {
+      const T* xb = x + b * g.m * g.k;
+      const T* yb = y + (g.y_batched ? b * g.k * g.n : 0);
+      T* ob = out + b * g.m * g.n;
+      if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, xb, lda, yb, ldb, 0.0f, ob, N);
+      else
+        cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, xb, lda, yb, ldb, 0.0, ob, N);
+    }
+  }, flop);
 }
 
 /// `count` matrices of `rows` x `cols` elements of `size` bytes, each transposed into `dst`.
