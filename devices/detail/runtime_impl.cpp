@@ -146,6 +146,26 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   auto join = make_join_settings(options_, gpus_);
   configure_caf(caf_config_, options_, join);
   system_ = std::make_unique<caf::actor_system>(caf_config_);
+  try {
+    start_actors(join);
+  } catch (...) {
+    // ~actor_system waits for every actor spawned so far (a worker's call server, the devices,
+    // the membership client): without an exit each, a failed join or connection would hang here
+    // instead of reaching the caller.
+    stop_->raise();
+    exit_spawned_actors();
+    throw;
+  }
+  // CAF 0.17 leaves a thread-local reference to the system's logger on a thread that constructs the
+  // system or spawns an actor, and ~actor_system waits until the logger is destroyed: stopping on
+  // any other thread while this one lives would wait forever. Drop the reference, so that any
+  // thread can stop the runtime.
+  caf::logger::set_current_actor_system(nullptr);
+  log(log_level::info, "runtime started: {} CPU devices, {} GPUs{}{}", options_.cpu_devices,
+      gpus_.count, gpus_.reason.empty() ? "" : " (", gpus_.reason.empty() ? "" : gpus_.reason + ")");
+}
+
+void runtime_impl::start_actors(join_settings& join) {
   // A worker's call server goes with its join (the controller learns it with the directory); it
   // holds the controller's requests until the devices below are up.
   if (join.role == member_role::worker) {
@@ -189,13 +209,22 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
   if (membership_.client->directory().single_controller() && options_.process_id == 0
       && membership_.client->process_count() > 1)
     workers_ = remote::controller_link::start(*this);
-  // CAF 0.17 leaves a thread-local reference to the system's logger on a thread that constructs the
-  // system or spawns an actor, and ~actor_system waits until the logger is destroyed: stopping on
-  // any other thread while this one lives would wait forever. Drop the reference, so that any
-  // thread can stop the runtime.
-  caf::logger::set_current_actor_system(nullptr);
-  log(log_level::info, "runtime started: {} CPU devices, {} GPUs{}{}", options_.cpu_devices,
-      gpus_.count, gpus_.reason.empty() ? "" : " (", gpus_.reason.empty() ? "" : gpus_.reason + ")");
+}
+
+void runtime_impl::exit_spawned_actors() {
+  for (auto& ep : endpoints_)
+    if (ep.actor)
+      caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
+  if (host_)
+    caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
+  if (call_server_)
+    caf::anon_send_exit(call_server_, caf::exit_reason::user_shutdown);
+  if (workers_)
+    workers_->stop();
+  if (membership_.client)
+    caf::anon_send_exit(membership_.client->actor(), caf::exit_reason::user_shutdown);
+  if (membership_.supervisor)
+    caf::anon_send_exit(membership_.supervisor, caf::exit_reason::user_shutdown);
 }
 
 runtime_impl::~runtime_impl() {
@@ -205,16 +234,7 @@ runtime_impl::~runtime_impl() {
     log(log_level::error, "an actormesh runtime was released inside one of its own host tasks; its "
                           "actors stop, but the actor system is not joined");
     stop_->raise();
-    for (auto& ep : endpoints_)
-      caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
-    if (call_server_)
-      caf::anon_send_exit(call_server_, caf::exit_reason::user_shutdown);
-    if (workers_)
-      workers_->stop();
-    if (membership_.client)
-      caf::anon_send_exit(membership_.client->actor(), caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(membership_.supervisor, caf::exit_reason::user_shutdown);
+    exit_spawned_actors();
     endpoints_.clear();
     host_ = nullptr;
     (void)system_.release();

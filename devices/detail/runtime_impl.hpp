@@ -151,6 +151,14 @@ public:
   std::shared_ptr<buffer_pool> cpu_pool(int device_id) const;
 
 private:
+  /// The constructor's part after the actor system exists: joins the cluster and spawns the call
+  /// server, device and host actors (and the controller's links to its workers).
+  void start_actors(join_settings& join);
+
+  /// Sends an exit to every actor this runtime spawned (those spawned so far, when a start failed),
+  /// so that the actor system, which waits for them all, can be destroyed.
+  void exit_spawned_actors();
+
   /// Runs the stop drains (add_stop_drain) in a multi-controller runtime of several processes,
   /// bounded by the shutdown timeout.
   void drain_for_peers();

@@ -157,7 +157,34 @@ TEST_CASE("when the controller dies its workers get a named error and exit", "[i
   for (std::size_t w = 1; w < group.size(); ++w) {
     CHECK(group[w].status == 2);
     CHECK(group[w].output().find("The coordinator (process 0 at 127.0.0.1:") != std::string::npos);
+    CHECK(group[w].output().find("did not stop within") == std::string::npos); // not the watchdog's exit
   }
+}
+
+TEST_CASE("a worker whose controller dies before the cluster forms exits with the coordinator's error",
+          "[integration][single-controller]") {
+  // The controller waits for two workers; only one comes. Killed then, it leaves that worker inside
+  // its runtime's start with a call server already spawned: the start must fail with the reason
+  // (it used to hang in the actor system's destructor, waiting for that actor).
+  process_group group;
+  int port = free_loopback_port();
+  auto env = cluster_env(0, 3, port);
+  env["AM_ROLE"] = "controller";
+  env["AM_LOG"] = "info"; // the supervisor's "process 1 joined" line
+  group.start({controller, "hold"}, env);
+  group.start({AM_TOOL_PATH, "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id", "1",
+               "--num-processes", "3", "--cpu-devices", "2"},
+              {{"AM_JOIN_TIMEOUT", "60s"}, {"AM_LOG", "error"}});
+  auto deadline = std::chrono::steady_clock::now() + 40s;
+  while (group[0].output().find("supervisor: process 1 joined") == std::string::npos
+         && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  INFO(group.all_output());
+  REQUIRE(group[0].output().find("supervisor: process 1 joined") != std::string::npos);
+  ::kill(group[0].pid, SIGKILL);
+  REQUIRE(group.wait(20s)); // well inside the worker's 60 s join timeout
+  CHECK(group[1].status == 2);
+  CHECK(group[1].output().find("The coordinator (process 0 at 127.0.0.1:") != std::string::npos);
 }
 
 TEST_CASE("a peer cannot join a controller's cluster: every process is told why", "[integration][single-controller]") {
