@@ -21,12 +21,16 @@ array same_shape(collective_kind k, const array& x, const std::string& axis_name
   return detail::record_collective(std::move(c), {x}, x.shape(), x.dtype(), x.sharding());
 }
 
+/// `axis` counted from the end when negative; out of [-rank, rank) an error in numpy's words (JAX's
+/// for all_gather: "axis -9 is out of bounds for array of dimension 2"), after "`what`: " when
+/// `what` is not empty (psum_scatter, where JAX only fails with an IndexError).
 std::int64_t normalized(std::int64_t axis, std::int64_t rank, const char* what) {
+  auto given = axis;
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= rank)
-    throw value_error(std::string(what) + ": axis " + std::to_string(axis) + " is out of bounds for array of rank "
-                      + std::to_string(rank));
+    throw value_error((*what ? std::string(what) + ": " : std::string()) + "axis " + std::to_string(given)
+                      + " is out of bounds for array of dimension " + std::to_string(rank));
   return axis;
 }
 
@@ -49,7 +53,7 @@ array pmin(const array& x, const std::string& axis_name) { return same_shape(col
 array all_gather(const array& x, const std::string& axis_name, std::int64_t axis, bool tiled) {
   auto& bound = detail::lookup_axis(axis_name);
   auto rank = x.ndim();
-  axis = normalized(axis, tiled ? rank : rank + 1, "all_gather");
+  axis = normalized(axis, tiled ? rank : rank + 1, "");
   auto shape = x.shape();
   if (tiled)
     shape[static_cast<std::size_t>(axis)] *= bound.size;

@@ -188,8 +188,9 @@ array device_put(const array& x, const sharding_ptr& s) {
     throw value_error("device_put: no sharding given");
   if (s == x.sharding())
     return x;
-  if (s->is_equivalent_to(*x.sharding(), x.shape().size())) {
-    // Same block on every device: a new array with the requested sharding shares the buffers.
+  if (!x.is_tracer() && s->is_equivalent_to(*x.sharding(), x.shape().size())) {
+    // Same block on every device: a new array with the requested sharding shares the buffers (a
+    // traced value has none yet: its reshard node below moves nothing).
     auto& from = detail::concrete_state(x);
     auto from_shards = from.shards();
     auto st = std::make_shared<detail::array_state>();

@@ -33,6 +33,12 @@ const pmap_layouts& layouts_for(pmap_state& s, const std::vector<device>& device
 
 std::vector<device> devices_for(const pmap_state& s, std::int64_t size) {
   if (!s.devices.empty()) {
+    for (std::size_t i = 0; i < s.devices.size(); ++i)
+      for (std::size_t j = i + 1; j < s.devices.size(); ++j)
+        if (s.devices[i].id == s.devices[j].id)
+          throw value_error("pmap got " + to_string(s.devices[i]) + " more than once in its devices (positions "
+                            + std::to_string(i) + " and " + std::to_string(j)
+                            + "): each mapped slice needs a device of its own");
     if (static_cast<std::int64_t>(s.devices.size()) != size)
       throw value_error("Leading axis size of input to pmapped function must equal the number of local devices "
                         "passed to pmap. Got axis_size=" + std::to_string(size) + ", num_local_devices="

@@ -3,6 +3,8 @@
 // grad and vmap inside pmap, tracing once per signature, and JAX's errors.
 #include "grad_test_support.hpp"
 
+#include <stdexcept>
+
 using namespace am;
 using namespace am::testing;
 using namespace grad_test;
@@ -161,6 +163,35 @@ TEST_CASE("pmap inside jit and grad", "[pmap][grad][jit]") {
   }, {sample({4, 8}, 56)}, s);
 }
 
+TEST_CASE("pmap inside jit and grad of an argument already in pmap's layout", "[pmap][grad][jit]") {
+  // device_put to a list of devices gives pmap's layout; inside a trace, pmap's own device_put of
+  // that (equivalent) layout used to read the traced value's buffers ("unexpected tracer").
+  runtime rt(eight_cpus());
+  auto devs = am::devices(platform::cpu);
+  std::vector<device> four(devs.begin(), devs.begin() + 4);
+  auto x = device_put(sample({4, 3}, 57), four);
+  auto f = pmap([](const array& a) { return sin(a) * psum(a, "i"); }, "i");
+  auto direct = values(f(x));
+  CHECK(values(jit([&](const array& a) { return f(a); })(x)) == direct);
+  CHECK(values(jit([&](const array& a) { return sum(f(a)); })(x)) == values(sum(f(x))));
+  check_gradients([&](const array& a) { return sum(square(f(a))); }, {sample({4, 3}, 58)}, x.sharding());
+  auto g = grad([&](const array& a) { return sum(f(a)); });
+  CHECK(g(x).shape() == shape_t{4, 3});
+}
+
+TEST_CASE("a pmap inside a pmap: collectives over either axis", "[pmap]") {
+  // JAX 0.10 refuses this (its pmap is a shard_map whose meshes must match); ours maps the inner
+  // axis like vmap inside each outer device, and the collectives of both axes hold.
+  runtime rt(eight_cpus());
+  auto devs = am::devices(platform::cpu);
+  std::vector<device> two(devs.begin(), devs.begin() + 2);
+  auto z = device_put(host_array::arange(8.0, dtype::float64).reshape({2, 4}), two);
+  auto inner = [](const array& b) { return psum(b, "i") * 10.0 + psum(b, "j") + axis_index("j") * 100.0; };
+  auto nested = pmap([&](const array& a) { return pmap(inner, "j")(a); }, "i");
+  // Row sums (over j) 6 and 22; column sums (over i) 4, 6, 8, 10.
+  CHECK(values(nested(z)) == std::vector<double>{46, 166, 286, 406, 62, 182, 302, 422});
+}
+
 TEST_CASE("vmap inside pmap: per-device batches of items", "[pmap][vmap]") {
   runtime rt(eight_cpus());
   auto devs = am::devices(platform::cpu);
@@ -199,4 +230,18 @@ TEST_CASE("pmap refuses what JAX refuses, with JAX's words", "[pmap][errors]") {
   CHECK_THROWS_WITH(pmap(id, "", {0, 0})(y), "pmap in_axes specification must be a tree prefix of the corresponding "
                                              "value, got specification (0, 0) for value tree PyTreeDef((*,)).");
   CHECK_THROWS_WITH(psum(y, "i"), "unbound axis name: i");
+  // A hostile user's arguments: each refused with a reason, none reaching the devices.
+  CHECK_THROWS_WITH(pmap(id, "i", {0}, {0}, {devs[0], devs[0], devs[1], devs[2]})(y),
+                    "pmap got CpuDevice(id=0) more than once in its devices (positions 0 and 1): each mapped slice "
+                    "needs a device of its own");
+  CHECK_THROWS_WITH(pmap([](const array& a) { return all_gather(a, "i", -9); }, "i")(y),
+                    "axis -9 is out of bounds for array of dimension 2"); // JAX's words
+  CHECK_THROWS_WITH(pmap([](const array& a) { return all_gather(a, "i", 9); }, "i")(y),
+                    "axis 9 is out of bounds for array of dimension 2");
+  CHECK_THROWS_WITH(pmap([](const array& a) { return psum_scatter(a, "i", 5, true); }, "i")(y),
+                    "psum_scatter: axis 5 is out of bounds for array of dimension 1");
+  CHECK_THROWS_WITH(grad([&](const array& a) { return pmap(id, "i")(a); })(device_put(y_data(), devs[0])),
+                    "Gradient only defined for scalar-output functions. Output had shape: (4, 2).");
+  CHECK_THROWS_WITH(pmap([](const array&) -> array { throw std::runtime_error("boom"); }, "i")(y), "boom");
+  CHECK(values(pmap(id, "i")(y)) == values(y)); // still usable after a throwing function
 }
