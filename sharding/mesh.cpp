@@ -90,6 +90,14 @@ mesh::mesh(device_grid devices, std::vector<std::string> axis_names)
     if (!seen.insert(n).second)
       throw value_error("Mesh axis names must be unique, but got " + axis_names_repr() + " where " +
                         detail::py_repr(n) + " appears more than once.");
+  // A device twice would hold two blocks in one shard slot: device_put to [d0, d0] kept one block
+  // and lost the other. (JAX's Mesh takes it and its device_put then fails.)
+  const auto& placed = grid_.devices();
+  for (std::size_t i = 0; i < placed.size(); ++i)
+    for (std::size_t j = i + 1; j < placed.size(); ++j)
+      if (placed[i].id == placed[j].id)
+        throw value_error("Mesh devices must be unique, but got " + am::to_string(placed[i]) + " at positions "
+                          + std::to_string(i) + " and " + std::to_string(j) + ".");
 }
 
 mesh::mesh(const std::vector<std::int64_t>& shape, const std::vector<device>& devices,

@@ -56,6 +56,12 @@ TEST_CASE("mesh: axis names are unique and non-empty", "[mesh]") {
                        Message("Mesh axis names must be non-empty strings, but got ('x', '')."));
 }
 
+TEST_CASE("mesh: a device appears once (two blocks cannot share its shard)", "[mesh]") {
+  auto devs = virtual_cpu_devices(8);
+  CHECK_THROWS_MATCHES(mesh(device_grid({4}, {devs[0], devs[1], devs[2], devs[1]}), {"x"}), value_error,
+                       Message("Mesh devices must be unique, but got CpuDevice(id=1) at positions 1 and 3."));
+}
+
 TEST_CASE("mesh: device grids reshape like numpy", "[mesh]") {
   device_grid g(virtual_cpu_devices(8));
   CHECK(g.reshape({4, 2}).shape() == shape_t{4, 2});
