@@ -54,7 +54,20 @@ struct client_shared {
     }
   }
 
+  /// The error of a process the supervisor declared failed (a stopped one that resumed): it is out.
+  std::exception_ptr expelled_error() const {
+    auto it = failed.find(process);
+    return std::make_exception_ptr(process_failure_error(
+      "This process (" + std::to_string(process) + ") was declared failed by the coordinator: "
+        + (it == failed.end() ? std::string("unknown reason") : it->second),
+      process, directory.device_ids_of(process)));
+  }
+
+  /// Why requests cannot go on once the coordinator is out of reach; a process that the coordinator
+  /// declared failed first is told that, since that is why the coordinator stopped answering it.
   std::exception_ptr coordinator_error() const {
+    if (expelled)
+      return expelled_error();
     return std::make_exception_ptr(process_failure_error(*coordinator_lost, 0, directory.device_ids_of(0)));
   }
 
@@ -100,6 +113,7 @@ struct client_state {
   caf::actor supervisor;
   client_config config;
   clock::time_point last_answer;
+  clock::time_point last_tick;
   bool formed = false;
 };
 
@@ -124,6 +138,7 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
   st.supervisor = std::move(supervisor);
   st.config = config;
   st.last_answer = clock::now();
+  st.last_tick = st.last_answer;
   self->set_default_handler(caf::drop);
   self->monitor(st.supervisor);
   self->set_down_handler([self](caf::down_msg& msg) {
@@ -163,6 +178,13 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
     },
     [self](failed_atom, std::int32_t p, const std::string& notice) {
       auto& sh = *self->state.shared;
+      if (self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(self->state.supervisor))
+        return; // only the supervisor declares failures
+      {
+        std::lock_guard<std::mutex> guard(sh.mutex);
+        if (sh.failed.count(p))
+          return; // told again (the supervisor repeats it to a failed process that still speaks)
+      }
       log(log_level::warning, "cluster: {}", notice);
       std::vector<std::function<void(int, const std::string&)>> listeners;
       {
@@ -172,6 +194,8 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
           sh.expelled = true;
         listeners = sh.failure_listeners;
       }
+      if (p == sh.process)
+        sh.fail_all(sh.expelled_error()); // the supervisor answers none of them any more
       for (auto& listener : listeners)
         listener(p, notice);
     },
@@ -187,6 +211,12 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
     [self](stats::stats_atom) { return stats::answer_stats_request(self->state.shared->process); },
     [self](tick_atom) {
       auto& st = self->state;
+      auto now = clock::now();
+      // Ticks far apart mean this process itself was stopped (SIGSTOP, a suspended VM): the silence
+      // is ours, so the coordinator gets a fresh timeout to answer, or to say it declared us failed.
+      if (now - st.last_tick > st.config.heartbeat_interval * 4 + std::chrono::milliseconds(500))
+        st.last_answer = now;
+      st.last_tick = now;
       self->send(st.supervisor, heartbeat_atom::value, static_cast<std::int32_t>(st.shared->process));
       if (st.formed && clock::now() - st.last_answer > st.config.heartbeat_timeout)
         lose_coordinator(self, "it has not answered for "
@@ -274,13 +304,10 @@ std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeo
       throw runtime_error(*shared_->closed);
     if (shared_->leaving && !while_leaving)
       throw runtime_error("The actormesh runtime is stopping: this process has left the cluster");
+    if (shared_->expelled)
+      std::rethrow_exception(shared_->expelled_error());
     if (shared_->coordinator_lost)
       std::rethrow_exception(shared_->coordinator_error());
-    if (shared_->expelled)
-      throw process_failure_error("This process (" + std::to_string(shared_->process)
-                                      + ") was declared failed by the coordinator: "
-                                      + shared_->failed[shared_->process],
-                                  shared_->process, shared_->directory.device_ids_of(shared_->process));
     req = shared_->next_req++;
     shared_->pending.emplace(req, std::move(p));
   }

@@ -478,6 +478,16 @@ public:
   void on_heartbeat(int process) {
     // A member that left still waits for the others: its heartbeats are echoed so that it does not
     // take the coordinator for lost while it waits.
+    if (process >= 0 && process < config.process_count) {
+      // A process declared failed that speaks again (it was stopped and resumed) is told it is out.
+      auto& m = members[static_cast<std::size_t>(process)];
+      if (m.status == member_status::failed && m.client
+          && self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(m.client)) {
+        self->send(m.client, failed_atom::value, static_cast<std::int32_t>(process),
+                   describe_process(directory, process) + " failed: " + failure_text(process));
+        return;
+      }
+    }
     if (!from_member(process, /*or_left=*/true))
       return;
     members[static_cast<std::size_t>(process)].last_seen = clock::now();

@@ -191,6 +191,10 @@ void gloo_engine::check_bind_address(const std::string& address) {
     ::close(fd);
   }
   ::freeaddrinfo(found);
+  if (!bound && (bind_errno == EMFILE || bind_errno == ENFILE))
+    throw runtime_error("The collectives cannot open a socket to bind '" + address + "': " + std::strerror(bind_errno)
+                        + " (this process is at its file descriptor limit, `ulimit -n`; too many open "
+                          "connections or files)");
   if (!bound)
     throw value_error("The collectives cannot bind to '" + address + "': " + std::strerror(bind_errno)
                       + "; give the address of a local interface");

@@ -150,7 +150,18 @@ TEST_CASE("a stopped process (SIGSTOP) is reported after the heartbeat timeout",
     CHECK(detected < 6000);
     CHECK(group[p].status == 0);
   }
-  ::kill(group[2].pid, SIGKILL);
+  // Resumed, the stopped process is told that it was declared failed (not that the coordinator
+  // is gone), and it exits.
+  ::kill(group[2].pid, SIGCONT);
+  bool resumed_ended = group.wait(20s, {2});
+  INFO(group[2].output());
+  if (!resumed_ended)
+    ::kill(group[2].pid, SIGKILL);
+  CHECK(resumed_ended);
+  CHECK(group[2].output().find("error process_failure_error: This process (2) was declared failed by the "
+                               "coordinator: process 2 (host ")
+        != std::string::npos);
+  CHECK(group[2].output().find("is gone") == std::string::npos);
 }
 
 TEST_CASE("when the coordinator dies every process gets a named error and exits cleanly", "[integration][cluster]") {

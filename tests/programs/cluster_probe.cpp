@@ -152,7 +152,13 @@ int run(int argc, char** argv) {
       std::this_thread::sleep_for(300ms);
       say("raising signal " + std::to_string(sig));
       std::raise(sig);
-      std::this_thread::sleep_for(60s);
+      // Resumed (SIGCONT) after the others declared it failed: it must hear that it is out.
+      try {
+        am::distributed::wait_at_barrier("after", 10s);
+        say("barrier passed (unexpected)");
+      } catch (const std::exception& e) {
+        report(e);
+      }
     } else {
       auto start = clock_type::now();
       try {

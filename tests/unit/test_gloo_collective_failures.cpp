@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 using namespace am::test::collectives;
 
 // ---- failures ------------------------------------------------------------------------------------
@@ -265,6 +268,30 @@ TEST_CASE("creation refuses bad lists, names, addresses and timeouts before talk
   CHECK_THROWS_AS(make({0, 1}, "c", "no-such-host.invalid"), am::value_error);
   CHECK_THROWS_WITH(make({0, 1}, "c", "192.0.2.1"), Catch::Contains("cannot bind"));  // not a local address
   CHECK_THROWS_AS(make({0, 1}, "c", "127.0.0.1", 0ms), am::value_error);
+  CHECK(cluster.checks() == 0);
+}
+
+TEST_CASE("a process at its descriptor limit is told so, not to give a local interface", "[collectives][gloo]") {
+  am::test::local_cluster cluster(2);
+  auto& services = cluster.services(1);
+  // Lower the soft limit to the lowest descriptor not in use: the next socket() fails with EMFILE.
+  rlimit old{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &old) == 0);
+  int probe = ::dup(0);
+  REQUIRE(probe >= 0);
+  ::close(probe);
+  rlimit low = old;
+  low.rlim_cur = static_cast<rlim_t>(probe);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+  std::string message;
+  try {
+    am::communicator comm(services, {0, 1}, "fd", "127.0.0.1", 5s);
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_NOFILE, &old);
+  CHECK(message.find("file descriptor limit") != std::string::npos);
+  CHECK(message.find("give the address of a local interface") == std::string::npos);
   CHECK(cluster.checks() == 0);
 }
 
