@@ -1,5 +1,6 @@
 #include "multihost/live_devices.hpp"
 
+#include "actors/cluster/step_counters.hpp"
 #include "actors/errors.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/runtime.hpp"
@@ -15,15 +16,7 @@ namespace am::multihost {
 
 namespace {
 
-/// The k-th use of each participant set, so the k-th calls of every process meet (a runtime service).
-struct step_counters {
-  std::mutex mutex;
-  std::map<std::string, std::uint64_t> next;
-  std::uint64_t take(const std::string& name) {
-    std::lock_guard<std::mutex> guard(mutex);
-    return next[name]++;
-  }
-};
+using detail::step_counters;
 
 /// Who is alive among the processes of a live_devices call, as this process knows it.
 class participants {
@@ -61,12 +54,7 @@ private:
   std::set<int> failed_;
 };
 
-std::string name_of(const std::vector<int>& procs) {
-  std::string out = "am.live_devices/";
-  for (std::size_t k = 0; k < procs.size(); ++k)
-    out += (k ? "," : "") + std::to_string(procs[k]);
-  return out;
-}
+std::string name_of(const std::vector<int>& procs) { return detail::communicator_name("am.live_devices/", procs); }
 
 /// One meeting of `procs` ("enter" or "leave"); throws what the cluster's check throws.
 void meet(detail::cluster_client& cluster, step_counters& steps, const std::vector<int>& procs, const char* what,

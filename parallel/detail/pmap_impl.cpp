@@ -5,6 +5,7 @@
 #include "parallel/detail/axis_env.hpp"
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/mapping.hpp"
+#include "parallel/detail/pmap_agreement.hpp"
 #include "sharding/detail/elementwise.hpp"
 #include "sharding/mesh.hpp"
 #include "sharding/named_sharding.hpp"
@@ -72,10 +73,13 @@ struct prepared_call {
   staged_call staged; ///< the same call for the staged path
 };
 
-prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+/// `agree`: check the call against the other processes' first (a call, not an inspection).
+prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<array>& args, bool agree) {
   auto in_axes = normalize_in_axes(match_axes(s.in_axes, args.size(), "pmap", "in_axes"), args, "pmap");
   auto size = mapped_size(in_axes, args, "pmap");
   auto devices = devices_for(s, size);
+  if (agree)
+    check_pmap_agreement(devices, pmap_signature(s.axis_name, devices, in_axes, s.out_axes, args));
   auto* layouts = &layouts_for(s, devices); // map nodes stay where they are
   prepared_call call;
   call.staged = staged_call{&f, {}, {}, size, s.axis_name, s.out_axes, layouts->stacked, layouts->replicated};
@@ -126,7 +130,7 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
 } // namespace
 
 std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
-  auto call = prepare(s, f, args);
+  auto call = prepare(s, f, args, /*agree=*/true);
   call.staged.global = call.global;
   if (auto staged = run_staged(*s.staged, call.staged))
     return std::move(*staged);
@@ -136,7 +140,7 @@ std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::
 std::size_t pmap_cache_size(const pmap_state& s) { return s.cache->size() + staged_programs(*s.staged); }
 
 std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<array>& args) {
-  auto call = prepare(s, f, args);
+  auto call = prepare(s, f, args, /*agree=*/false);
   return s.cache->lowered_text(call.global, call.body);
 }
 

@@ -224,10 +224,21 @@ TEST_CASE("a process killed mid-training ends the other's pmap step with a clear
 
 TEST_CASE("processes that make different pmap calls both get a desync error and a flight recorder dump, not a hang",
           "[integration][pmap][errors]") {
-  expect_desync({"mismatch"}, std::regex(R"(^desync_error: all_reduce\(sum\) float64\[[45]\] \(step 1 of communicator )"
-                                       R"('am\.pmap\.2\.[0-9a-f]+'.*differs between processes \(desync\): process 0 )"
-                                       R"(issued all_reduce\(sum\) float64\[4\] over processes \[0, 1\]; process 1 )"
-                                       R"(issued all_reduce\(sum\) float64\[5\])"));
+  // Checked when pmap is called, before any slice moves: the shapes differ.
+  expect_desync({"mismatch"}, std::regex(R"(^desync_error: Collective 0 of communicator 'am\.pmap/0,1' differs between )"
+                                       R"(processes \(desync\): process 0 issued pmap\(axis_name='i', devices \[0, 2\], )"
+                                       R"(in_axes \(0\), out_axes \(None\)\) of \(float64\[2,4\]\) over processes \[0, 1\]; )"
+                                       R"(process 1 issued pmap\(axis_name='i', devices \[0, 2\], in_axes \(0\), )"
+                                       R"(out_axes \(None\)\) of \(float64\[2,5\]\))"));
+}
+
+TEST_CASE("processes that map the same shape along different in_axes get a desync error, not another region",
+          "[integration][pmap][errors]") {
+  expect_desync({"mismatch-axes"},
+                std::regex(R"(^desync_error: Collective 0 of communicator 'am\.pmap/0,1' differs between )"
+                           R"(processes \(desync\): process 0 issued pmap\(axis_name='i', devices \[0, 2\], )"
+                           R"(in_axes \(0\), out_axes \(None\)\) of \(float64\[2,2\]\) over processes \[0, 1\]; )"
+                           R"(process 1 issued pmap\(axis_name='i', devices \[0, 2\], in_axes \(1\), )"));
 }
 
 TEST_CASE("pmap processes issuing different collectives (a psum against an all_gather or a psum_scatter) get the "

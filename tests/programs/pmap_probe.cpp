@@ -216,6 +216,17 @@ void mismatch() {
   say("psum: " + values(summed.to_host()));
 }
 
+/// Both processes map a square array of the same shape, process 1 along another axis (in_axes 1):
+/// without the agreement check it would compute on another region of the array, silently.
+void mismatch_axes() {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto x = am::device_put(am::host_array::full({n, n}, 1.0, am::dtype::float64), devices);
+  am::axis_spec axis = am::process_index() == 1 ? am::axis_spec(1) : am::axis_spec(0);
+  auto summed = am::pmap([](const array& a) { return am::psum(a, "i"); }, "i", {axis}, {am::none}, devices)(x);
+  say("psum: " + values(summed.to_host()));
+}
+
 /// The stage collective `kind` names ("gather": a tiled all_gather, "scatter": a tiled
 /// psum_scatter, "scatter1": one along dim 1 of the slice as [2, size / 2], "permute": a ppermute
 /// swapping devices 0 and 1, "ring": one over every device; else a psum) on `a` (over `n` devices).
@@ -326,6 +337,8 @@ int main(int argc, char** argv) {
       collectives();
     else if (mode == "mismatch")
       mismatch();
+    else if (mode == "mismatch-axes")
+      mismatch_axes();
     else if (mode == "uneven")
       uneven();
     else if (mode == "mixed" && argc > 2)
@@ -339,7 +352,7 @@ int main(int argc, char** argv) {
     else if (mode == "die-at" && argc > 3)
       train(1000000, std::atoi(argv[2]), std::atol(argv[3]));
     else {
-      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | uneven | die-at P K | mismatch | mixed KIND [uneven]"
+      std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | uneven | die-at P K | mismatch | mismatch-axes | mixed KIND [uneven]"
                            " | stage-die-at KIND P K"
                            " | stall MS | threads ROUNDS\n");
       return 2;

@@ -1,0 +1,57 @@
+#include "parallel/detail/pmap_agreement.hpp"
+
+#include "actors/cluster/step_counters.hpp"
+#include "actors/errors.hpp"
+#include "devices/detail/runtime_impl.hpp"
+#include "observability/flight_recorder.hpp"
+
+#include <set>
+
+namespace am::detail {
+
+namespace {
+
+std::string axes_text(const axis_specs& axes) {
+  std::string out = "(";
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    out += (k ? ", " : "") + (axes[k].axis ? std::to_string(*axes[k].axis) : std::string("None"));
+  return out + ")";
+}
+
+} // namespace
+
+std::string pmap_signature(const std::string& axis_name, const std::vector<device>& devices,
+                           const axis_specs& in_axes, const axis_specs& out_axes, const std::vector<array>& args) {
+  std::string out = "pmap(axis_name='" + axis_name + "', devices [";
+  for (std::size_t k = 0; k < devices.size(); ++k)
+    out += (k ? ", " : "") + std::to_string(devices[k].id);
+  out += "], in_axes " + axes_text(in_axes) + ", out_axes " + axes_text(out_axes) + ") of (";
+  for (std::size_t k = 0; k < args.size(); ++k)
+    out += (k ? ", " : "") + args[k].aval_string();
+  return out + ")";
+}
+
+void check_pmap_agreement(const std::vector<device>& devices, const std::string& signature) {
+  auto rt = current_runtime();
+  if (rt->workers() != nullptr)
+    return; // single-controller: this process is the only caller
+  std::set<int> owners;
+  for (auto& d : devices)
+    owners.insert(d.process_index);
+  const int me = rt->config().process_id;
+  if (owners.size() < 2 || !owners.count(me))
+    return;
+  std::vector<int> processes(owners.begin(), owners.end());
+  auto steps = std::static_pointer_cast<step_counters>(
+    rt->service("am.pmap_agreement", [] { return std::make_shared<step_counters>(); }));
+  const auto name = communicator_name("am.pmap/", processes);
+  try {
+    rt->cluster().check_collective(name, steps->take(name), processes, signature, rt->config().collective_timeout);
+  } catch (const desync_error& e) {
+    // As a collective's desync does: this process's recent collectives go to its flight recorder.
+    const auto path = observability::dump_flight_recorder(me, e.what());
+    throw desync_error(e.what() + observability::flight_recorder_note(path));
+  }
+}
+
+} // namespace am::detail
