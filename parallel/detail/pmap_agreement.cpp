@@ -44,13 +44,20 @@ void check_pmap_agreement(const std::vector<device>& devices, const std::string&
   std::vector<int> processes(owners.begin(), owners.end());
   auto steps = std::static_pointer_cast<step_counters>(
     rt->service("am.pmap_agreement", [] { return std::make_shared<step_counters>(); }));
-  const auto name = communicator_name("am.pmap/", processes);
+  // One sequence per device list, as the stages have: threads mapping different devices at once
+  // need no order between them.
+  std::vector<int> ids;
+  for (auto& d : devices)
+    ids.push_back(d.id);
+  const auto name = communicator_name("am.pmap/", processes) + communicator_name(" devices ", ids);
   try {
     rt->cluster().check_collective(name, steps->take(name), processes, signature, rt->config().collective_timeout);
   } catch (const desync_error& e) {
-    // As a collective's desync does: this process's recent collectives go to its flight recorder.
-    const auto path = observability::dump_flight_recorder(me, e.what());
-    throw desync_error(e.what() + observability::flight_recorder_note(path));
+    // As a collective's desync or timeout does: this process's recent collectives go to its flight
+    // recorder, and the error says where.
+    throw desync_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
+  } catch (const timeout_error& e) {
+    throw timeout_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
   }
 }
 
