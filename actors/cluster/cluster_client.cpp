@@ -293,7 +293,8 @@ void cluster_client::on_process_failure(std::function<void(int, const std::strin
 }
 
 template <class Send>
-std::pair<std::uint64_t, future<std::string>> cluster_client::send_request(Send&& send, bool while_leaving) {
+std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeout, const char* what,
+                                    bool while_leaving, std::chrono::milliseconds grace) {
   promise<std::string> p;
   auto f = p.get_future();
   std::uint64_t req = 0;
@@ -311,26 +312,13 @@ std::pair<std::uint64_t, future<std::string>> cluster_client::send_request(Send&
     shared_->pending.emplace(req, std::move(p));
   }
   send(req);
-  return {req, std::move(f)};
-}
-
-std::string cluster_client::await_reply(std::uint64_t req, future<std::string>& answer,
-                                        std::chrono::milliseconds timeout, const char* what,
-                                        std::chrono::milliseconds grace) {
-  if (!answer.wait_for(timeout + grace)) {
+  if (!f.wait_for(timeout + grace)) {
     std::lock_guard<std::mutex> guard(shared_->mutex);
     shared_->pending.erase(req);
     throw timeout_error(std::string(what) + " got no answer from the coordinator at " + config_.coordinator
                         + " within " + std::to_string((timeout + grace).count()) + " ms");
   }
-  return answer.get();
-}
-
-template <class Send>
-std::string cluster_client::request(Send&& send, std::chrono::milliseconds timeout, const char* what,
-                                    bool while_leaving, std::chrono::milliseconds grace) {
-  auto [req, answer] = send_request(std::forward<Send>(send), while_leaving);
-  return await_reply(req, answer, timeout, what, grace);
+  return f.get();
 }
 
 void cluster_client::kv_set(const std::string& key, const std::string& value) {
@@ -362,23 +350,14 @@ void cluster_client::kv_wait(const std::vector<std::string>& keys, std::chrono::
 void cluster_client::check_collective(const std::string& communicator, std::uint64_t step,
                                       const std::vector<int>& participants, const std::string& signature,
                                       std::chrono::milliseconds timeout) {
-  start_check_collective(communicator, step, participants, signature, timeout)();
-}
-
-std::function<void()> cluster_client::start_check_collective(const std::string& communicator, std::uint64_t step,
-                                                             const std::vector<int>& participants,
-                                                             const std::string& signature,
-                                                             std::chrono::milliseconds timeout) {
   check_alive(participants);
   auto bytes = encode(collective_check{communicator, step, participants, signature, timeout.count()});
-  auto [req, answer] = send_request(
-    [&](std::uint64_t id) {
-      caf::send_as(actor_, supervisor_, collective_atom::value, static_cast<std::int32_t>(shared_->process), id,
+  request(
+    [&](std::uint64_t req) {
+      caf::send_as(actor_, supervisor_, collective_atom::value, static_cast<std::int32_t>(shared_->process), req,
                    bytes);
     },
-    /*while_leaving=*/false);
-  auto waiting = std::make_shared<future<std::string>>(std::move(answer));
-  return [this, req = req, waiting, timeout] { await_reply(req, *waiting, timeout, "A collective", answer_grace); };
+    timeout, "A collective");
 }
 
 void cluster_client::barrier(const std::string& name, std::chrono::milliseconds timeout) {

@@ -7,7 +7,6 @@
 
 #include "actors/cluster/cluster_services.hpp"
 #include "actors/cluster/membership.hpp"
-#include "actors/future.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -87,13 +86,6 @@ public:
   void check_collective(const std::string& communicator, std::uint64_t step, const std::vector<int>& participants,
                         const std::string& signature, std::chrono::milliseconds timeout) override;
   void barrier(const std::string& name, std::chrono::milliseconds timeout) override;
-
-  /// check_collective in two halves: sends the check now (so it keeps its place in this thread's
-  /// order) and returns the wait for its answer, which throws what check_collective throws; the
-  /// caller overlaps the supervisor's round trip with its own work.
-  std::function<void()> start_check_collective(const std::string& communicator, std::uint64_t step,
-                                               const std::vector<int>& participants, const std::string& signature,
-                                               std::chrono::milliseconds timeout);
   void check_alive(const std::vector<int>& processes) const override;
 
   /// The default timeout of barriers and collectives.
@@ -107,15 +99,6 @@ private:
   template <class Send>
   std::string request(Send&& send, std::chrono::milliseconds timeout, const char* what, bool while_leaving = false,
                       std::chrono::milliseconds grace = answer_grace);
-
-  /// The first half of request(): checks this process may still ask, sends, and returns the
-  /// request's id and the future of its answer.
-  template <class Send>
-  std::pair<std::uint64_t, future<std::string>> send_request(Send&& send, bool while_leaving);
-
-  /// The second half: waits `timeout` plus `grace` for request `req`'s answer.
-  std::string await_reply(std::uint64_t req, future<std::string>& answer, std::chrono::milliseconds timeout,
-                          const char* what, std::chrono::milliseconds grace);
 
   std::shared_ptr<client_shared> shared_;
   caf::actor supervisor_;

@@ -31,16 +31,16 @@ std::string pmap_signature(const std::string& axis_name, const std::vector<devic
   return out + ")";
 }
 
-std::function<void()> start_pmap_agreement(const std::vector<device>& devices, const std::string& signature) {
+void check_pmap_agreement(const std::vector<device>& devices, const std::string& signature) {
   auto rt = current_runtime();
   if (rt->workers() != nullptr)
-    return [] {}; // single-controller: this process is the only caller
+    return; // single-controller: this process is the only caller
   std::set<int> owners;
   for (auto& d : devices)
     owners.insert(d.process_index);
   const int me = rt->config().process_id;
   if (owners.size() < 2 || !owners.count(me))
-    return [] {};
+    return;
   std::vector<int> processes(owners.begin(), owners.end());
   auto steps = std::static_pointer_cast<step_counters>(
     rt->service("am.pmap_agreement", [] { return std::make_shared<step_counters>(); }));
@@ -50,19 +50,15 @@ std::function<void()> start_pmap_agreement(const std::vector<device>& devices, c
   for (auto& d : devices)
     ids.push_back(d.id);
   const auto name = communicator_name("am.pmap/", processes) + communicator_name(" devices ", ids);
-  auto wait = rt->cluster().start_check_collective(name, steps->take(name), processes, signature,
-                                                   rt->config().collective_timeout);
-  return [wait = std::move(wait), me] {
-    try {
-      wait();
-    } catch (const desync_error& e) {
-      // As a collective's desync or timeout does: this process's recent collectives go to its
-      // flight recorder, and the error says where.
-      throw desync_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
-    } catch (const timeout_error& e) {
-      throw timeout_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
-    }
-  };
+  try {
+    rt->cluster().check_collective(name, steps->take(name), processes, signature, rt->config().collective_timeout);
+  } catch (const desync_error& e) {
+    // As a collective's desync or timeout does: this process's recent collectives go to its flight
+    // recorder, and the error says where.
+    throw desync_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
+  } catch (const timeout_error& e) {
+    throw timeout_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
+  }
 }
 
 } // namespace am::detail

@@ -6,7 +6,6 @@
 #include "parallel/axis_spec.hpp"
 #include "sharding/array.hpp"
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,14 +17,12 @@ namespace am::detail {
 std::string pmap_signature(const std::string& axis_name, const std::vector<device>& devices,
                            const axis_specs& in_axes, const axis_specs& out_axes, const std::vector<array>& args);
 
-/// When `devices` span several processes of a multi-controller cluster, sends `signature` to the
-/// supervisor's collective check against every other process of them and returns the wait for
-/// its answer (one round trip, which the caller overlaps with dispatching the call): a mismatch
-/// raises am::desync_error from the wait on every one of them, naming who passed what, instead of
-/// a transfer timeout or a silent computation on another region; a process that never calls
-/// raises am::timeout_error on the others at the collective timeout; both with the flight
-/// recorder's dump. A wait that does nothing in local mode, in a single-controller cluster or
-/// when the devices are all this process's.
-std::function<void()> start_pmap_agreement(const std::vector<device>& devices, const std::string& signature);
+/// When `devices` span several processes of a multi-controller cluster, checks `signature` against
+/// every other process of them through the supervisor's collective check (one round trip): a
+/// mismatch raises am::desync_error on every one of them at once, naming who passed what, instead
+/// of a transfer timeout or a silent computation on another region. A process that never calls
+/// raises am::timeout_error on the others at the collective timeout. Nothing in local mode, in a
+/// single-controller cluster or when the devices are all this process's.
+void check_pmap_agreement(const std::vector<device>& devices, const std::string& signature);
 
 } // namespace am::detail

@@ -71,7 +71,6 @@ struct prepared_call {
   std::vector<array> global;
   array_function body;
   staged_call staged; ///< the same call for the staged path
-  std::function<void()> agreed = [] {}; ///< waits for the other processes' agreement (start_pmap_agreement)
 };
 
 /// `agree`: check the call against the other processes' first (a call, not an inspection).
@@ -79,10 +78,10 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
   auto in_axes = normalize_in_axes(match_axes(s.in_axes, args.size(), "pmap", "in_axes"), args, "pmap");
   auto size = mapped_size(in_axes, args, "pmap");
   auto devices = devices_for(s, size);
+  if (agree)
+    check_pmap_agreement(devices, pmap_signature(s.axis_name, devices, in_axes, s.out_axes, args));
   auto* layouts = &layouts_for(s, devices); // map nodes stay where they are
   prepared_call call;
-  if (agree)
-    call.agreed = start_pmap_agreement(devices, pmap_signature(s.axis_name, devices, in_axes, s.out_axes, args));
   call.staged = staged_call{&f, {}, {}, size, s.axis_name, s.out_axes, layouts->stacked, layouts->replicated};
   for (auto& a : in_axes)
     call.staged.mapped.push_back(a.mapped());
@@ -132,22 +131,10 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
 
 std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
   auto call = prepare(s, f, args, /*agree=*/true);
-  // The agreement's round trip overlaps the dispatch; nothing is returned before it, so a call the
-  // other processes did not make alike never yields a value. A dispatch that fails is explained
-  // by a disagreement first, when there is one.
-  std::vector<array> out;
-  try {
-    call.staged.global = call.global;
-    if (auto staged = run_staged(*s.staged, call.staged))
-      out = std::move(*staged);
-    else
-      out = s.cache->call(call.global, call.body);
-  } catch (...) {
-    call.agreed();
-    throw;
-  }
-  call.agreed();
-  return out;
+  call.staged.global = call.global;
+  if (auto staged = run_staged(*s.staged, call.staged))
+    return std::move(*staged);
+  return s.cache->call(call.global, call.body);
 }
 
 std::size_t pmap_cache_size(const pmap_state& s) { return s.cache->size() + staged_programs(*s.staged); }
