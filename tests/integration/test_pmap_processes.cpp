@@ -7,7 +7,8 @@
 // devices) give the same values bit for bit, and so do the collectives over 4 devices held
 // unevenly by the processes (3 and 1, in runs or interleaved); a process killed mid-training or
 // between gather, scatter or permute stages ends the other's step with process_failure_error naming
-// it, within seconds, not a hang; processes that reduce different shapes, or issue different
+// it, within seconds, not a hang; processes that call a pmap with other shapes or in_axes get the
+// call's agreement check's desync error before anything moves; processes that issue different
 // collectives (a psum against an all_gather, a psum_scatter along dim 0 or 1, or a ppermute, also
 // over uneven devices), get the supervisor's desync error and the flight recorder's dump; a process that stalls makes the other's stage time
 // out naming it; two threads per process mapping different devices need no order between them;
