@@ -220,34 +220,50 @@ int kill_loop() {
 }
 
 /// Threads keep issuing calls to workers' devices while the main thread stops the runtime: every
-/// call either completes or fails with am::runtime_error; none hangs.
+/// call either completes or fails with am::runtime_error; none hangs. Deterministic by design: the
+/// runtime is stopped only once every thread has completed a round trip, and a thread leaves its
+/// loop only through an error (a flag set after stop() let a thread whose last call completed just
+/// before the stop see the flag and leave without being refused: "refused threads 2"), or after a
+/// bound, when it reports itself as never refused.
 int stop_in_flight(am::runtime& rt) {
-  std::atomic<int> done{0}, refused{0}, other{0};
-  std::atomic<bool> go{true};
+  constexpr int threads = 4;
+  std::atomic<int> done{0}, refused{0}, other{0}, unrefused{0}, started{0};
   std::vector<std::thread> pool;
-  for (int t = 0; t < 4; ++t)
+  for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
+      auto until = clock_type::now() + 60s; // far past the stop: reaching it means a call kept working
+      bool counted = false;
       try {
         auto d = am::devices()[static_cast<std::size_t>(2 + t % (am::device_count() - 2))];
         auto a = am::device_put(ramp(32, 32), d);
-        while (go) {
+        while (clock_type::now() < until) {
           a = a * 1.0 + 1.0;
           a.to_host();
           ++done;
+          if (!counted) {
+            counted = true;
+            ++started;
+          }
         }
+        ++unrefused;
       } catch (const am::runtime_error&) {
         ++refused;
       } catch (...) {
         ++other;
       }
+      if (!counted)
+        ++started; // failed before its first round trip: the main thread need not wait for it
     });
-  std::this_thread::sleep_for(300ms);
+  // Stop only while every thread is inside its loop (not after a fixed sleep, which a loaded
+  // machine may not fill with a round trip per thread).
+  auto deadline = clock_type::now() + 30s;
+  while (started.load() < threads && clock_type::now() < deadline)
+    std::this_thread::sleep_for(5ms);
   rt.stop();
-  go = false;
   for (auto& th : pool)
     th.join();
   say("completed " + std::string(done > 0 ? "some" : "none") + ", refused threads " + std::to_string(refused.load())
-      + ", other errors " + std::to_string(other.load()));
+      + ", other errors " + std::to_string(other.load()) + ", never refused " + std::to_string(unrefused.load()));
   return 0;
 }
 
