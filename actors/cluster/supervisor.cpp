@@ -138,6 +138,9 @@ public:
     return it == failures.end() ? "unknown reason" : it->second;
   }
 
+  /// What every process is told when `p` is declared failed (the failed one too, when it speaks again).
+  std::string failure_notice(int p) const { return describe_process(directory, p) + " failed: " + failure_text(p); }
+
   // ---- joining -------------------------------------------------------------------------------
 
   void fail_join(const cluster_reply& r) {
@@ -291,7 +294,7 @@ public:
       fail_join({reply_code::process_failure, p, "Joining the cluster failed: " + text, {}});
       return;
     }
-    std::string notice = describe_process(directory, p) + " failed: " + reason;
+    const std::string notice = failure_notice(p);
     for (auto& other : members)
       if (other.status == member_status::joined || other.status == member_status::left)
         self->send(other.client, failed_atom::value, static_cast<std::int32_t>(p), notice);
@@ -483,8 +486,7 @@ public:
       auto& m = members[static_cast<std::size_t>(process)];
       if (m.status == member_status::failed && m.client
           && self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(m.client)) {
-        self->send(m.client, failed_atom::value, static_cast<std::int32_t>(process),
-                   describe_process(directory, process) + " failed: " + failure_text(process));
+        self->send(m.client, failed_atom::value, static_cast<std::int32_t>(process), failure_notice(process));
         return;
       }
     }

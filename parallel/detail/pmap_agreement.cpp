@@ -18,26 +18,31 @@ std::string axes_text(const axis_specs& axes) {
   return out + ")";
 }
 
-} // namespace
-
-std::string pmap_signature(const std::string& axis_name, const std::vector<device>& devices,
-                           const axis_specs& in_axes, const axis_specs& out_axes, const std::vector<array>& args) {
+/// The text every process must issue alike for one call (see the header).
+std::string pmap_signature(const std::string& axis_name, const std::vector<int>& ids, const axis_specs& in_axes,
+                           const axis_specs& out_axes, const std::vector<array>& args) {
   std::string out = "pmap(axis_name='" + axis_name + "', devices [";
-  for (std::size_t k = 0; k < devices.size(); ++k)
-    out += (k ? ", " : "") + std::to_string(devices[k].id);
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    out += (k ? ", " : "") + std::to_string(ids[k]);
   out += "], in_axes " + axes_text(in_axes) + ", out_axes " + axes_text(out_axes) + ") of (";
   for (std::size_t k = 0; k < args.size(); ++k)
     out += (k ? ", " : "") + args[k].aval_string();
   return out + ")";
 }
 
-void check_pmap_agreement(const std::vector<device>& devices, const std::string& signature) {
+} // namespace
+
+void check_pmap_agreement(const std::string& axis_name, const std::vector<device>& devices, const axis_specs& in_axes,
+                          const axis_specs& out_axes, const std::vector<array>& args) {
   auto rt = current_runtime();
   if (rt->workers() != nullptr)
     return; // single-controller: this process is the only caller
   std::set<int> owners;
-  for (auto& d : devices)
+  std::vector<int> ids;
+  for (auto& d : devices) {
     owners.insert(d.process_index);
+    ids.push_back(d.id);
+  }
   const int me = rt->config().process_id;
   if (owners.size() < 2 || !owners.count(me))
     return;
@@ -46,10 +51,8 @@ void check_pmap_agreement(const std::vector<device>& devices, const std::string&
     rt->service("am.pmap_agreement", [] { return std::make_shared<step_counters>(); }));
   // One sequence per device list, as the stages have: threads mapping different devices at once
   // need no order between them.
-  std::vector<int> ids;
-  for (auto& d : devices)
-    ids.push_back(d.id);
   const auto name = communicator_name("am.pmap/", processes) + communicator_name(" devices ", ids);
+  const auto signature = pmap_signature(axis_name, ids, in_axes, out_axes, args);
   try {
     rt->cluster().check_collective(name, steps->take(name), processes, signature, rt->config().collective_timeout);
   } catch (const desync_error& e) {

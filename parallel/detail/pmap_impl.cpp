@@ -79,7 +79,7 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
   auto size = mapped_size(in_axes, args, "pmap");
   auto devices = devices_for(s, size);
   if (agree)
-    check_pmap_agreement(devices, pmap_signature(s.axis_name, devices, in_axes, s.out_axes, args));
+    check_pmap_agreement(s.axis_name, devices, in_axes, s.out_axes, args);
   auto* layouts = &layouts_for(s, devices); // map nodes stay where they are
   prepared_call call;
   call.staged = staged_call{&f, {}, {}, size, s.axis_name, s.out_axes, layouts->stacked, layouts->replicated};
