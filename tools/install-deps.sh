@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
+  ccache                   # the compiler cache the build uses when present (cmake/CompilerCache.cmake)
   libcaf-dev libssl-dev    # the actor framework (core, io, openssl)
   libboost-dev             # Boost.Asio / Boost.Interprocess headers
   libfmt-dev               # logging and formatting
