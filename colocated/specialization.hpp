@@ -23,11 +23,11 @@ using out_specs_function = std::function<spec_tree(const spec_tree& inputs)>;
 ///     auto h = f.specialize({.devices = am::colocated_cpu_devices(am::devices())});
 struct specialization {
   /// The only input specs accepted (a tuple of the arguments' specs).
-  std::optional<spec_tree> in_specs;
+  std::optional<spec_tree> in_specs{};
   /// Computes the output specs: with it, every call is asynchronous.
-  out_specs_function out_specs_fn;
+  out_specs_function out_specs_fn{};
   /// The CPU devices to run on: required when the function takes no arrays.
-  std::optional<std::vector<device>> devices;
+  std::optional<std::vector<device>> devices{};
 };
 
 namespace detail {

@@ -269,7 +269,6 @@ private:
 
   value_source lower_dot(const node& n, const device& d, const shard_index& b) {
     auto& x = operand(n, 0);
-    auto& y = operand(n, 1);
     auto k = x.shape[1];
     int tx = folded_transpose(n, 0, d), ty = folded_transpose(n, 1, d);
     int sx = 0, sy = 0;

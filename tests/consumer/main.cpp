@@ -31,5 +31,11 @@ int main() {
   bool counted = stats.devices.size() == 3 && stats.devices[2].calls_done >= 2;
   std::printf("consumer: runtime_stats %zu devices, %llu calls done on the last\n", stats.devices.size(),
               static_cast<unsigned long long>(stats.devices.empty() ? 0 : stats.devices.back().calls_done));
-  return values[3] == 13 && total == 36.0f && counted ? 0 : 1;
+  // The documented specialize() forms (doc/colocated.md): designated initializers that name one
+  // field, which -Wall -Wextra -Werror (this project's flags) must accept.
+  am::specialization on_devices{.devices = am::colocated_cpu_devices(devs)};
+  am::specialization with_specs{.out_specs_fn = [](const am::spec_tree& in) { return in[0]; }};
+  std::printf("consumer: specialization on %zu devices\n", on_devices.devices->size());
+  bool specialized = !on_devices.devices->empty() && with_specs.out_specs_fn && !with_specs.devices;
+  return values[3] == 13 && specialized && total == 36.0f && counted ? 0 : 1;
 }
