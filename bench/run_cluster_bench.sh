@@ -186,7 +186,7 @@ row "shard transfer 256 MiB, GB/s" "$ours" "loopback TCP" "$peer" rate 0.8
 run "raw CAF remote request" 120 "$bench/caf_peer" --rounds "$rtt_rounds"
 peer=$(result caf_rtt_us)
 peer_range="$(result caf_rtt_p10_us)-$(result caf_rtt_p90_us)"
-run "remote device call (actormesh, single-controller)" 120 "${launch[@]}" -n 2 --cpu-devices 1 --timeout 110 -- \
+run "remote device call (actormesh, single-controller)" 120 "${launch[@]}" -n 2 --timeout 110 -- \
   "$bench/bench_cluster_remote_call" --rounds "$rtt_rounds"
 ours=$(result am_remote_call_rtt_us)
 ours_range="$(result am_remote_call_rtt_p10_us)-$(result am_remote_call_rtt_p90_us)"
