@@ -2,6 +2,7 @@
 // every failure into one line and exit status 2 (CLI11's own codes, 104-114, mean nothing to a user).
 #include "tools/commands.hpp"
 
+#include "actormesh/build_config.hpp"
 #include "actors/errors.hpp"
 
 #include <exception>
@@ -32,6 +33,8 @@ std::string error_line(const std::exception& e) {
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"actormesh: actor-model runtime for sharded arrays"};
   app.require_subcommand(1);
+  // `actormesh --version`: the library's version and the CAF it was built against, as other tools print theirs.
+  app.set_version_flag("--version", std::string("actormesh ") + build::version + " (CAF " + build::caf_version + ")");
   add_info_command(app, out);
   add_visualize_command(app, out);
   add_shards_command(app, out);

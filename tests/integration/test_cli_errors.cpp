@@ -100,3 +100,12 @@ TEST_CASE("cli_errors: library errors keep their wording on one line", "[cli_err
                 "implies that array axis 0 is partitioned 4 times, but the dimension size is 6");
   check_refused("shards --shape 8 --mesh 4x2 --spec z", "Resource axis: z of P('z',) is not found in mesh");
 }
+
+TEST_CASE("cli_errors: --version prints the version on stdout and exits 0, without a subcommand", "[cli_errors]") {
+  const auto r = run_tool("--version");
+  INFO("stdout: " << r.out << " stderr: " << r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("actormesh 0.", 0) == 0);
+  CHECK(r.out.find("CAF ") != std::string::npos);
+  CHECK(r.err.empty());
+}
