@@ -44,6 +44,28 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_stress_command(app, out, err, status);
   add_inspect_hang_command(app, out);
   add_trace_command(app, out);
+  // `actormesh help` is --help; a first word that names no subcommand is said so, with the list
+  // (CLI11 alone answers "A subcommand is required", which reads as if none had been given).
+  if (argc > 1 && std::string(argv[1]) == "help") {
+    out << app.help();
+    return 0;
+  }
+  const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
+  auto names_it = [&](const std::string& word) {
+    for (const auto* sub : subcommands)
+      if (sub->check_name(word))
+        return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !names_it(argv[1])) {
+    std::string names;
+    for (const auto* sub : subcommands)
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    err << one_line("Unknown subcommand '" + std::string(argv[1]) + "' (the subcommands: " + names
+                    + "; run with --help for usage)")
+        << '\n';
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
