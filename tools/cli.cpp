@@ -22,6 +22,17 @@ std::string one_line(std::string text) {
   return text;
 }
 
+/// The line that refuses `word` as a subcommand, listing `app`'s subcommands; "" when `word` names one.
+std::string unknown_subcommand_line(CLI::App& app, const std::string& word) {
+  std::string names;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->check_name(word))
+      return {};
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  return "Unknown subcommand '" + word + "' (the subcommands: " + names + "; run with --help for usage)";
+}
+
 } // namespace
 
 std::string error_line(const std::exception& e) {
@@ -50,21 +61,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     out << app.help();
     return 0;
   }
-  const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
-  auto names_it = [&](const std::string& word) {
-    for (const auto* sub : subcommands)
-      if (sub->check_name(word))
-        return true;
-    return false;
-  };
-  if (argc > 1 && argv[1][0] != '-' && !names_it(argv[1])) {
-    std::string names;
-    for (const auto* sub : subcommands)
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-    err << one_line("Unknown subcommand '" + std::string(argv[1]) + "' (the subcommands: " + names
-                    + "; run with --help for usage)")
-        << '\n';
-    return 2;
+  if (argc > 1 && argv[1][0] != '-') {
+    auto refusal = unknown_subcommand_line(app, argv[1]);
+    if (!refusal.empty()) {
+      err << one_line(refusal) << '\n';
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);
