@@ -1,5 +1,6 @@
 #include "devices/options.hpp"
 
+#include "actors/cluster/guard/cluster_secret.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
@@ -113,6 +114,18 @@ std::string check_log_level(const std::string& text, const std::string& source) 
   return text;
 }
 
+/// A frame limit must let CAF's own handshakes and ordinary messages through.
+void check_frame_limit(std::uint64_t value, const std::string& source) {
+  if (value < (std::uint64_t{1} << 20))
+    throw value_error(source + "=" + std::to_string(value) + " is below the smallest frame limit, 1 MiB");
+}
+
+std::uint64_t parse_frame_limit(const std::string& text, const std::string& source) {
+  auto value = parse_bytes(text, source);
+  check_frame_limit(value, source + "='" + text + "'");
+  return value;
+}
+
 // ---- the option table -----------------------------------------------------------------------------
 
 /// One option's name in each source and how to apply a value from each.
@@ -209,6 +222,14 @@ const std::vector<option_source>& option_sources() {
     text_option("tls_key", "AM_TLS_KEY", "--am-tls-key", &options::tls_key, &resolved_options::tls_key),
     text_option("tls_ca", "AM_TLS_CA", "--am-tls-ca", &options::tls_ca, &resolved_options::tls_ca),
     typed_option("role", "AM_ROLE", "--am-role", &options::role, &resolved_options::role, parse_role, no_check),
+    text_option("cluster_token", "AM_CLUSTER_TOKEN", "--am-cluster-token", &options::cluster_token,
+                &resolved_options::cluster_token),
+    text_option("cluster_token_file", "AM_CLUSTER_TOKEN_FILE", "--am-cluster-token-file",
+                &options::cluster_token_file, &resolved_options::cluster_token_file),
+    typed_option("max_frame_bytes", "AM_MAX_FRAME_BYTES", "--am-max-frame-bytes", &options::max_frame_bytes,
+                 &resolved_options::max_frame_bytes, parse_frame_limit, check_frame_limit),
+    count_option("max_connections", "AM_MAX_CONNECTIONS", "--am-max-connections", &options::max_connections,
+                 &resolved_options::max_connections, 1),
   };
   return sources;
 }
@@ -373,6 +394,18 @@ void check_tls(const draft& d) {
                       + missing + " (AM_TLS_CERTIFICATE, AM_TLS_KEY, AM_TLS_CA: all three or none)");
 }
 
+/// The secret is given once: as text or as a file, which is read now (so a bad file is named at
+/// start, not at the first connection).
+void take_cluster_token(draft& d) {
+  auto& v = d.values;
+  if (v.cluster_token_file.empty())
+    return;
+  if (!v.cluster_token.empty())
+    throw value_error("the cluster's secret is given twice: " + describe(d, "cluster_token", "(hidden)") + " and "
+                      + describe(d, "cluster_token_file", "'" + v.cluster_token_file + "'") + "; give one");
+  v.cluster_token = detail::read_cluster_token_file(v.cluster_token_file, d.origins.at("cluster_token_file").name.c_str());
+}
+
 void check_heartbeat(const draft& d) {
   auto& v = d.values;
   if (v.heartbeat_timeout <= v.heartbeat_interval)
@@ -416,6 +449,7 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
   check_coordinator(d);
   check_role(d);
   check_tls(d);
+  take_cluster_token(d);
   check_heartbeat(d);
   d.values.cluster_source = cluster_source(d);
   return std::move(d.values);

@@ -83,6 +83,20 @@ struct options {
   /// peer, controller or worker (AM_ROLE, --am-role). A controller is process 0 of a cluster
   /// whose other processes are workers; peers and workers never mix. Default peer.
   std::optional<process_role> role;
+  /// The cluster's secret (AM_CLUSTER_TOKEN, --am-cluster-token): every process proves it holds
+  /// it before the coordinator lets its bytes reach an actor (doc/multihost_security.md).
+  /// `actormesh launch` makes one. A flag shows in `ps`: prefer the variable or a file. Default none.
+  std::optional<std::string> cluster_token;
+  /// A file whose content (one line) is the cluster's secret (AM_CLUSTER_TOKEN_FILE,
+  /// --am-cluster-token-file); give this or cluster_token, not both.
+  std::optional<std::string> cluster_token_file;
+  /// The largest message frame the coordinator takes from a peer, in bytes (AM_MAX_FRAME_BYTES,
+  /// --am-max-frame-bytes; suffixes as for memory limits: 512M, 2GiB). A larger one closes that
+  /// connection; a frame's bytes are held only as they arrive. Default 1 GiB.
+  std::optional<std::uint64_t> max_frame_bytes;
+  /// The most connections the coordinator holds at once, handshakes included (AM_MAX_CONNECTIONS,
+  /// --am-max-connections); beyond it new ones are closed at once. Default 512.
+  std::optional<int> max_connections;
 };
 
 /// The options in force, every field decided.
@@ -109,6 +123,10 @@ struct resolved_options {
   std::string tls_key;
   std::string tls_ca;
   am::process_role role = am::process_role::peer;
+  std::string cluster_token;        ///< empty: no secret (read from cluster_token_file when given)
+  std::string cluster_token_file;   ///< where cluster_token was read from, or empty
+  std::uint64_t max_frame_bytes = std::uint64_t{1} << 30;
+  int max_connections = 512;
   /// Where the cluster settings came from: "code", "flags", "AM_* environment", "Slurm" or
   /// "Open MPI", the highest-precedence source that set coordinator_address, num_processes or
   /// process_id; "local" when not clustered. For `actormesh info`.
@@ -126,7 +144,8 @@ using environment_lookup = std::function<const char*(const char*)>;
 /// AM_SCHEDULER_THREADS, AM_USE_GPUS, AM_LOG, AM_CPU_MEMORY_LIMIT, AM_COORDINATOR,
 /// AM_NUM_PROCESSES, AM_PROCESS_ID, AM_LISTEN_ADDRESS, AM_JOIN_TIMEOUT, AM_HEARTBEAT_INTERVAL,
 /// AM_HEARTBEAT_TIMEOUT, AM_COLLECTIVE_TIMEOUT, AM_SHUTDOWN_TIMEOUT, AM_TLS_CERTIFICATE, AM_TLS_KEY,
-/// AM_TLS_CA, AM_ROLE) < flags in `args` (the same names as --am-cpu-devices N and so on, except --am-gpus
+/// AM_TLS_CA, AM_ROLE, AM_CLUSTER_TOKEN, AM_CLUSTER_TOKEN_FILE, AM_MAX_FRAME_BYTES,
+/// AM_MAX_CONNECTIONS) < flags in `args` (the same names as --am-cpu-devices N and so on, except --am-gpus
 /// for AM_USE_GPUS and --am-log for AM_LOG; `--flag=value` or `--flag value`; other arguments are
 /// ignored) < `in_code`, field by field. A memory limit is a byte count, optionally with a binary
 /// suffix: 512M, 2GiB, 64k. Then checks the cluster settings together (process_id < num_processes,

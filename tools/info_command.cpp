@@ -1,6 +1,7 @@
 // `actormesh info`: what this build was configured with, the devices a runtime finds, and why
 // there are no GPUs when there are none; with --watch, the live counters of a running cluster
 // (tools/info_watch.hpp).
+#include "actors/cluster/guard/cluster_secret.hpp"
 #include "tools/commands.hpp"
 #include "tools/info_watch.hpp"
 #include "tools/progress_display.hpp"
@@ -99,6 +100,10 @@ void add_info_command(CLI::App& app, std::ostream& out) {
     if (args->watch) {
       watch_options w;
       w.coordinator = args->coordinator;
+      if (const char* token = std::getenv("AM_CLUSTER_TOKEN"); token != nullptr && *token != '\0')
+        w.secret = token;
+      else if (const char* file = std::getenv("AM_CLUSTER_TOKEN_FILE"); file != nullptr && *file != '\0')
+        w.secret = detail::read_cluster_token_file(file, "AM_CLUSTER_TOKEN_FILE");
       if (w.coordinator.empty())
         if (const char* env = std::getenv("AM_COORDINATOR"))
           w.coordinator = env;

@@ -1,5 +1,6 @@
 #include "tools/info_watch.hpp"
 
+#include "actors/cluster/guard/guarded_connect.hpp"
 #include "actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
 #include "observability/stats_wire.hpp"
@@ -39,31 +40,30 @@ endpoint parse_coordinator(const std::string& text) {
   return {host, static_cast<std::uint16_t>(*port)};
 }
 
-/// The supervisor published at `e`, retrying while nothing listens yet, until `timeout`.
-caf::actor connect(caf::actor_system& system, const endpoint& e, std::chrono::milliseconds timeout) {
+/// The supervisor published at `e`, reached through its guard, retrying while nothing listens yet,
+/// until `timeout`.
+caf::actor connect(caf::actor_system& system, const endpoint& e, const std::string& secret,
+                   std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto manager = caf::actor_cast<caf::actor>(system.middleman().actor_handle());
-  caf::scoped_actor self{system};
+  detail::guard::connect_settings cs;
+  cs.host = e.host;
+  cs.port = e.port;
+  cs.secret = secret;
   std::string last = "no attempt made";
   while (std::chrono::steady_clock::now() < deadline) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    caf::actor found;
-    self->request(manager, std::max(left, std::chrono::milliseconds(1)), caf::connect_atom::value, e.host, e.port)
-      .receive(
-        [&](const caf::node_id&, const caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
-          found = caf::actor_cast<caf::actor>(ptr);
-          if (!found)
-            last = "nothing is published at that port";
-        },
-        [&](const caf::error& err) { last = system.render(err); });
-    if (found)
-      return found;
+    auto attempt = detail::guard::guarded_connect(system, cs, deadline);
+    if (attempt.found)
+      return attempt.found;
+    last = attempt.error;
+    if (attempt.final)
+      break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   throw runtime_error("info --watch: no cluster answers at " + e.host + ":" + std::to_string(e.port) + " within "
                       + std::to_string(timeout.count()) + " ms: " + last
                       + " (start the program under `actormesh launch --coordinator-port PORT`, or give the "
-                        "AM_COORDINATOR of its process 0; a cluster with mutual TLS is not reachable this way)");
+                        "AM_COORDINATOR of its process 0, and its AM_CLUSTER_TOKEN when it has one; a cluster "
+                        "with mutual TLS is not reachable this way)");
 }
 
 std::string per_second(double rate) { return rate > 0 ? fmt::format("{:.1f}", rate) : "-"; }
@@ -121,7 +121,7 @@ void watch_cluster(const watch_options& options, std::ostream& out, bool termina
   cfg.set("scheduler.max-threads", static_cast<size_t>(2));
   cfg.set("logger.verbosity", caf::atom("quiet"));
   caf::actor_system system{cfg};
-  auto supervisor = connect(system, e, options.connect_timeout);
+  auto supervisor = connect(system, e, options.secret, options.connect_timeout);
   caf::scoped_actor self{system};
   // The supervisor waits a little less for the processes than this side waits for it.
   auto gather = std::max(options.answer_timeout - std::chrono::milliseconds(500), std::chrono::milliseconds(100));

@@ -23,6 +23,7 @@ struct watch_options {
   double interval_seconds = 1.0;              ///< between refreshes
   std::chrono::milliseconds connect_timeout{10000}; ///< to reach the coordinator (it may be starting)
   std::chrono::milliseconds answer_timeout{5000};   ///< for each refresh's answers
+  std::string secret; ///< the cluster's secret (AM_CLUSTER_TOKEN or AM_CLUSTER_TOKEN_FILE), if it has one
 };
 
 /// Watches the cluster at options.coordinator, printing each refresh to `out` (redrawn in place

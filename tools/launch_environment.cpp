@@ -1,11 +1,14 @@
 // `actormesh launch`: picking the coordinator's port and building each child's environment.
 #include "tools/launch_environment.hpp"
 
+#include "actors/cluster/guard/cluster_secret.hpp"
+
 #include "actors/errors.hpp"
 
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <netinet/in.h>
@@ -58,7 +61,15 @@ int coordinator_port(std::optional<int> fixed) {
   throw am::runtime_error(std::string("actormesh launch: cannot find a free port on 127.0.0.1: ") + std::strerror(errno));
 }
 
-std::vector<std::string> child_environment(int port, int num_processes, int process_id, std::optional<int> cpu_devices) {
+std::string launch_cluster_token() {
+  for (const char* name : {"AM_CLUSTER_TOKEN", "AM_CLUSTER_TOKEN_FILE"})
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0')
+      return {};
+  return am::detail::generate_cluster_token();
+}
+
+std::vector<std::string> child_environment(int port, int num_processes, int process_id, std::optional<int> cpu_devices,
+                                           const std::string& cluster_token) {
   std::vector<std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
     const std::string_view text(*entry);
@@ -73,6 +84,8 @@ std::vector<std::string> child_environment(int port, int num_processes, int proc
   env.push_back(std::string(process_id_variable) + "=" + std::to_string(process_id));
   if (cpu_devices)
     env.push_back(std::string(cpu_devices_variable) + "=" + std::to_string(*cpu_devices));
+  if (!cluster_token.empty())
+    env.push_back("AM_CLUSTER_TOKEN=" + cluster_token);
   return env;
 }
 

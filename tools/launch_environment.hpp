@@ -20,7 +20,14 @@ inline constexpr const char* cpu_devices_variable = "AM_CPU_DEVICES";     ///< K
 int coordinator_port(std::optional<int> fixed);
 
 /// The environment of child `process_id`: the launcher's own, with AM_COORDINATOR,
-/// AM_NUM_PROCESSES and AM_PROCESS_ID (and AM_CPU_DEVICES when `cpu_devices` is given) replaced.
-std::vector<std::string> child_environment(int port, int num_processes, int process_id, std::optional<int> cpu_devices);
+/// AM_NUM_PROCESSES and AM_PROCESS_ID (and AM_CPU_DEVICES when `cpu_devices` is given) replaced,
+/// and AM_CLUSTER_TOKEN set to `cluster_token` when that is not empty.
+std::vector<std::string> child_environment(int port, int num_processes, int process_id, std::optional<int> cpu_devices,
+                                           const std::string& cluster_token);
+
+/// The secret a launch gives its processes: a new one, unless the user gave one
+/// (AM_CLUSTER_TOKEN or AM_CLUSTER_TOKEN_FILE in the launcher's environment), which they then inherit
+/// (the result is empty).
+std::string launch_cluster_token();
 
 } // namespace am::tools

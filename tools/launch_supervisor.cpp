@@ -118,11 +118,12 @@ public:
 private:
   void start_all(int port) {
     children_.reserve(static_cast<std::size_t>(options_.num_processes));
+    const auto token = launch_cluster_token(); // one secret for the whole cluster
     for (int i = 0; i < options_.num_processes; ++i) {
       if (signal_events::first_stop_signal() != 0)
         return; // the loop forwards it to those already started
       auto started = spawn_child(options_.command,
-                                 child_environment(port, options_.num_processes, i, options_.cpu_devices));
+                                 child_environment(port, options_.num_processes, i, options_.cpu_devices, token));
       if (started.error != 0) {
         cause_ = stop_cause::start_failure;
         failed_process_ = i;

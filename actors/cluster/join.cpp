@@ -1,6 +1,7 @@
 #include "actors/cluster/join.hpp"
 
 #include "actormesh/build_config.hpp"
+#include "actors/cluster/guard/guarded_connect.hpp"
 #include "actors/cluster/supervisor.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
@@ -11,7 +12,6 @@
 #include <caf/exit_reason.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/openssl/manager.hpp>
-#include <caf/openssl/publish.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
@@ -43,16 +43,27 @@ std::string endpoint_text(const join_settings& s) {
   return s.coordinator_host + ":" + std::to_string(s.coordinator_port);
 }
 
-/// Publishes the supervisor on the coordinator address.
-void publish_supervisor(caf::actor_system& system, const caf::actor& supervisor, const join_settings& s) {
-  auto* in = s.listen_address.empty() ? nullptr : s.listen_address.c_str();
-  auto published = s.tls ? caf::openssl::publish(supervisor, s.coordinator_port, in, true)
-                         : system.middleman().publish(supervisor, s.coordinator_port, in, true);
-  if (!published)
-    throw runtime_error("The coordinator cannot listen on " + s.listen_address + ":"
-                        + std::to_string(s.coordinator_port) + ": " + system.render(published.error()));
-  log(log_level::info, "cluster: supervisor listening on {}:{}{}", s.listen_address, *published,
-      s.tls ? " (mutual TLS)" : "");
+/// Publishes the supervisor on the coordinator address, behind the guard (guard/guarded_listener.hpp).
+/// Beyond loopback it needs the cluster's secret or TLS: otherwise anyone who reaches the port
+/// could join.
+std::unique_ptr<guard::guarded_listener> publish_supervisor(caf::actor_system& system, const caf::actor& supervisor,
+                                                            const join_settings& s) {
+  if (!guard::is_loopback(s.listen_address) && s.cluster_token.empty() && !s.tls)
+    throw value_error("The coordinator will not listen on " + s.listen_address
+                      + " (beyond loopback) without the cluster's secret or TLS: give every process the same "
+                        "AM_CLUSTER_TOKEN or AM_CLUSTER_TOKEN_FILE (actormesh launch makes one), or mutual TLS "
+                        "(AM_TLS_CERTIFICATE, AM_TLS_KEY, AM_TLS_CA)");
+  guard::listener_settings ls;
+  ls.address = s.listen_address;
+  ls.port = s.coordinator_port;
+  ls.secret = s.cluster_token;
+  ls.tls = s.tls;
+  ls.max_frame_bytes = s.max_frame_bytes;
+  ls.max_connections = static_cast<std::size_t>(s.max_connections);
+  auto listener = std::make_unique<guard::guarded_listener>(system, supervisor, ls);
+  log(log_level::info, "cluster: supervisor listening on {}:{}{}{}", s.listen_address, listener->port(),
+      s.tls ? " (mutual TLS)" : "", s.cluster_token.empty() ? "" : " (cluster secret)");
+  return listener;
 }
 
 /// What a refused connection most likely means (CAF's error names no reason), or "".
@@ -70,33 +81,28 @@ std::string connect_hint(const join_settings& s, const std::string& error) {
   return {};
 }
 
-/// Connects to the supervisor, retrying while nothing listens yet, until `deadline`. Each attempt
-/// is bounded too: a coordinator that accepts but never answers (stopped) cannot hold the join.
+/// Connects to the supervisor through the coordinator's guard, retrying while nothing listens yet,
+/// until `deadline`. Each attempt is bounded too: a coordinator that accepts but never answers
+/// (stopped) cannot hold the join. A refusal that retrying cannot change (the secret) ends at once.
 caf::actor connect_supervisor(caf::actor_system& system, const join_settings& s,
                               std::chrono::steady_clock::time_point deadline) {
-  auto manager = s.tls ? caf::actor_cast<caf::actor>(system.openssl_manager().actor_handle())
-                       : caf::actor_cast<caf::actor>(system.middleman().actor_handle());
+  guard::connect_settings cs;
+  cs.host = s.coordinator_host;
+  cs.port = s.coordinator_port;
+  cs.secret = s.cluster_token;
+  cs.tls = s.tls;
+  cs.max_frame_bytes = s.max_frame_bytes;
   std::string last_error = "no attempt made";
-  caf::scoped_actor self{system};
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0)
-      break;
-    caf::actor found;
-    self->request(manager, left, caf::connect_atom::value, s.coordinator_host, s.coordinator_port)
-      .receive(
-        [&](const caf::node_id&, const caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
-          found = caf::actor_cast<caf::actor>(ptr);
-          if (!found)
-            last_error = "nothing is published at that port";
-        },
-        [&](const caf::error& err) {
-          // The deadline may cut the last attempt short: keep the reason an earlier one gave.
-          if (err != caf::sec::request_timeout || last_error == "no attempt made")
-            last_error = system.render(err);
-        });
-    if (found)
-      return found;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto attempt = guard::guarded_connect(system, cs, deadline);
+    if (attempt.found)
+      return attempt.found;
+    if (attempt.final)
+      throw value_error("Process " + std::to_string(s.process) + " cannot join the cluster at " + endpoint_text(s)
+                        + ": " + attempt.error);
+    // The deadline may cut the last attempt short: keep the reason an earlier one gave.
+    if (attempt.error != system.render(caf::sec::request_timeout) || last_error == "no attempt made")
+      last_error = attempt.error;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   throw timeout_error("Process " + std::to_string(s.process) + " could not reach the coordinator at "
@@ -176,7 +182,7 @@ cluster_membership join_cluster(caf::actor_system& system, const join_settings& 
       sc.heartbeat_timeout = s.networked ? s.heartbeat_timeout : std::chrono::milliseconds(0);
       m.supervisor = spawn_supervisor(system, sc);
       if (s.networked)
-        publish_supervisor(system, m.supervisor, s);
+        m.listener = publish_supervisor(system, m.supervisor, s);
       supervisor = m.supervisor;
     } else {
       supervisor = connect_supervisor(system, s, deadline);

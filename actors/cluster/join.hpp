@@ -6,6 +6,7 @@
 #pragma once
 
 #include "actors/cluster/cluster_client.hpp"
+#include "actors/cluster/guard/guarded_listener.hpp"
 #include "actors/device_info.hpp"
 
 #include <caf/actor.hpp>
@@ -27,6 +28,9 @@ struct join_settings {
   std::uint16_t coordinator_port = 0;
   std::string listen_address;        ///< the interface process 0 binds
   bool tls = false;                  ///< publish and connect through CAF's OpenSSL module
+  std::string cluster_token;         ///< the cluster's secret; empty: none (loopback or TLS only)
+  std::uint64_t max_frame_bytes = std::uint64_t{1} << 30; ///< the largest frame process 0 takes
+  int max_connections = 512;         ///< the most connections process 0 holds at once
   std::chrono::milliseconds join_timeout{60000};
   std::chrono::milliseconds heartbeat_interval{1000};
   std::chrono::milliseconds heartbeat_timeout{20000};
@@ -46,6 +50,8 @@ void configure_cluster_modules(caf::actor_system_config& cfg, const join_setting
 struct cluster_membership {
   caf::actor supervisor;                   ///< spawned here on process 0 (or in local mode)
   std::unique_ptr<cluster_client> client;
+  /// Process 0's public port (networked only); reset it before the actor system ends.
+  std::unique_ptr<guard::guarded_listener> listener;
 };
 
 /// Joins the cluster `s` describes and waits for its directory. Throws am::timeout_error (naming

@@ -123,6 +123,9 @@ join_settings make_join_settings(const resolved_options& opts, const gpu_report&
     s.listen_address = opts.listen_address.empty() ? host : opts.listen_address;
   }
   s.tls = !opts.tls_certificate.empty();
+  s.cluster_token = opts.cluster_token;
+  s.max_frame_bytes = opts.max_frame_bytes;
+  s.max_connections = opts.max_connections;
   s.join_timeout = opts.join_timeout;
   s.heartbeat_interval = opts.heartbeat_interval;
   s.heartbeat_timeout = opts.heartbeat_timeout;
@@ -319,6 +322,7 @@ void runtime_impl::stop() {
   host_ = nullptr;
   call_server_ = nullptr;
   membership_.supervisor = nullptr;
+  membership_.listener.reset(); // its thread hands sockets to the actor system below
   system_.reset(); // joins every actor: each finishes at most the call it is running
   // The stopped runtime may outlive this call in other threads' copies (current_runtime()): its
   // pools keep no free memory meanwhile.

@@ -197,6 +197,7 @@ env_map member_env(int id, int count) {
           {"AM_LISTEN_ADDRESS", namespace_topology::address(id)},
           {"AM_CPU_DEVICES", "2"},
           {"AM_JOIN_TIMEOUT", "30s"},
+          {"AM_CLUSTER_TOKEN", "netns-test-secret"}, // beyond loopback: a secret (or TLS) is required
           {"AM_LOG", "error"}};
 }
 

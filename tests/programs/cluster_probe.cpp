@@ -24,7 +24,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <caf/binary_serializer.hpp>
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <fstream>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -82,6 +86,16 @@ std::vector<am::host_array::slice_spec> slices_of(const am::shard_index& block) 
   for (auto& r : block)
     out.push_back({r.start, r.stop, 1});
   return out;
+}
+
+/// This process's peak resident memory (VmHWM), in KiB.
+long peak_rss_kb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::stol(line.substr(6));
+  return -1;
 }
 
 int coordinator_port() {
@@ -189,6 +203,31 @@ int run(int argc, char** argv) {
     if (me == 1)
       am::distributed::key_value_set("still", "serving");
     say("value: " + am::distributed::blocking_key_value_get("still", 10s));
+    say("still serving");
+  } else if (scenario == "under-attack") {
+    // The test attacks the coordinator's port while every process waits for argv[2] to exist,
+    // then checks that the cluster still serves with every member.
+    if (me == 1) {
+      auto impl = am::detail::current_runtime();
+      std::vector<char> node;
+      caf::binary_serializer sink{impl->system(), node};
+      if (sink(impl->system().node()))
+        throw std::runtime_error("cannot serialize this node's id");
+      std::string hex;
+      for (char c : node)
+        hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+      say("identity: " + hex + " " + std::to_string(impl->cluster().actor().id()));
+    }
+    am::distributed::wait_at_barrier("before attack", 20s);
+    auto until = clock_type::now() + 60s;
+    while (::access(argv[2], F_OK) != 0 && clock_type::now() < until)
+      std::this_thread::sleep_for(50ms);
+    am::distributed::wait_at_barrier("after attack", 20s);
+    if (me == 1)
+      am::distributed::key_value_set("after attack", "served");
+    say("value: " + am::distributed::blocking_key_value_get("after attack", 20s));
+    if (me == 0)
+      say("coordinator peak rss kb: " + std::to_string(peak_rss_kb()));
     say("still serving");
   } else if (scenario == "barriers") {
     int count = std::atoi(argv[2]);
