@@ -157,6 +157,7 @@ runtime_impl::runtime_impl(resolved_options opts) : options_(std::move(opts)) {
     // instead of reaching the caller.
     stop_->raise();
     exit_spawned_actors();
+    exits_.wait(); // before ~actor_system (exit_watch.hpp)
     throw;
   }
   // CAF 0.17 leaves a thread-local reference to the system's logger on a thread that constructs the
@@ -173,6 +174,7 @@ void runtime_impl::start_actors(join_settings& join) {
   // holds the controller's requests until the devices below are up.
   if (join.role == member_role::worker) {
     call_server_ = remote::spawn_call_server(*system_, *this, controller_stopped_);
+    exits_.watch(call_server_); // before the join hands it to the controller
     join.call_server = call_server_;
   }
   // Join first: the directory gives every device its global id (by process, then local order).
@@ -198,10 +200,12 @@ void runtime_impl::start_actors(join_settings& join) {
       cpu_pools_.push_back(pool);
       memory_sources_.push_back([pool] { return pool->stats(); });
       endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool, stop_), new_receiver_key()});
+      exits_.watch(endpoints_.back().actor);
       continue;
     }
 #if AM_HAVE_CUDA
     endpoints_.push_back({dev, spawn_cuda_device(*system_, dev, stop_), new_receiver_key()});
+    exits_.watch(endpoints_.back().actor);
     cpu_pools_.push_back(nullptr);
     // The CUDA memory-statistics hook (devices/cuda/cuda_memory.hpp).
     memory_sources_.push_back([ordinal = dev.local_ordinal] { return cuda_memory_stats(ordinal); });
@@ -317,6 +321,8 @@ void runtime_impl::stop() {
   send_urgent_exit(call_server_);
   send_urgent_exit(membership_.client->actor());
   send_urgent_exit(membership_.supervisor);
+  // Every detached actor has sent its last messages before the middleman stops (exit_watch.hpp).
+  exits_.wait();
   for (auto& ep : endpoints_)
     ep.actor = nullptr;
   host_ = nullptr;

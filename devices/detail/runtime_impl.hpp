@@ -7,6 +7,7 @@
 #include "actors/detail/stop_signal.hpp"
 #include "actors/device_info.hpp"
 #include "devices/detail/buffer_pool.hpp"
+#include "devices/detail/exit_watch.hpp"
 #include "devices/discovery.hpp"
 #include "devices/memory.hpp"
 #include "devices/options.hpp"
@@ -98,6 +99,11 @@ public:
   /// the current one: the work they run, colocated bodies too, looks the runtime up).
   void open_for_calls();
 
+  /// Watches a detached actor this runtime spawned (right after spawning it, before its handle
+  /// goes anywhere): stop() and a failed start wait until it has finished exiting before the actor
+  /// system goes (devices/detail/exit_watch.hpp says why).
+  void watch_exit(const caf::actor& detached) { exits_.watch(detached); }
+
   /// A worker's service loop: returns when the controller stops the cluster; throws
   /// am::process_failure_error when the controller is lost and am::runtime_error when this
   /// runtime stops meanwhile or is not a worker.
@@ -181,6 +187,7 @@ private:
   caf::actor call_server_;                           ///< a worker's
   promise<void> controller_stopped_;                 ///< a worker's: resolved when the controller stops
   cluster_membership membership_;
+  exit_watch exits_; ///< the detached actors spawned for this runtime (exit_watch.hpp)
   std::string data_plane_address_ = "127.0.0.1";
   std::mutex services_mutex_;
   std::vector<std::pair<std::string, std::shared_ptr<void>>> services_; ///< in creation order

@@ -89,6 +89,7 @@ std::vector<std::byte> as_bytes(const std::string& s) {
 std::shared_ptr<controller_link> controller_link::start(runtime_impl& rt) {
   auto link = std::make_shared<controller_link>(rt);
   link->sink_ = rt.system().spawn<caf::detached>(sink_behavior, std::weak_ptr<controller_link>(link), link->servers_);
+  rt.watch_exit(link->sink_); // the workers hold it: stop() waits for its exit (exit_watch.hpp)
   std::weak_ptr<controller_link> weak = link;
   rt.cluster().on_process_failure([weak](int p, const std::string& notice) {
     if (auto l = weak.lock())
