@@ -90,6 +90,14 @@ std::size_t server_handshake::feed(std::string_view in, std::string& out) {
     auto n = std::min(wanted(), in.size() - taken);
     buf_.append(in.substr(taken, n));
     taken += n;
+    // Junk (HTTP, a port scanner, CAF's own protocol) is refused at its first byte that is not
+    // ours, not at the handshake's deadline.
+    if (state_ == state::await_hello && buf_.compare(0, std::min(buf_.size(), magic.size()), magic, 0,
+                                                     std::min(buf_.size(), magic.size())) != 0) {
+      state_ = state::refused;
+      reason_ = "it does not speak actormesh's guard protocol";
+      break;
+    }
     if (wanted() > 0)
       break;
     if (state_ == state::await_hello)
