@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <list>
 #include <map>
-#include <mutex>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
