@@ -5,7 +5,6 @@
 #include "devices/cluster_environment.hpp"
 #include "observability/stats_wire.hpp"
 
-#include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
@@ -49,16 +48,10 @@ caf::actor connect(caf::actor_system& system, const endpoint& e, const std::stri
   cs.host = e.host;
   cs.port = e.port;
   cs.secret = secret;
-  std::string last = "no attempt made";
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto attempt = detail::guard::guarded_connect(system, cs, deadline);
-    if (attempt.found)
-      return attempt.found;
-    last = attempt.error;
-    if (attempt.final)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto attempt = detail::guard::guarded_connect_until(system, cs, deadline);
+  if (attempt.found)
+    return attempt.found;
+  const auto& last = attempt.error;
   throw runtime_error("info --watch: no cluster answers at " + e.host + ":" + std::to_string(e.port) + " within "
                       + std::to_string(timeout.count()) + " ms: " + last
                       + " (start the program under `actormesh launch --coordinator-port PORT`, or give the "

@@ -6,13 +6,11 @@
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 
-#include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/openssl/manager.hpp>
-#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
 #include <cerrno>
@@ -92,19 +90,13 @@ caf::actor connect_supervisor(caf::actor_system& system, const join_settings& s,
   cs.secret = s.cluster_token;
   cs.tls = s.tls;
   cs.max_frame_bytes = s.max_frame_bytes;
-  std::string last_error = "no attempt made";
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto attempt = guard::guarded_connect(system, cs, deadline);
-    if (attempt.found)
-      return attempt.found;
-    if (attempt.final)
-      throw value_error("Process " + std::to_string(s.process) + " cannot join the cluster at " + endpoint_text(s)
-                        + ": " + attempt.error);
-    // The deadline may cut the last attempt short: keep the reason an earlier one gave.
-    if (attempt.error != system.render(caf::sec::request_timeout) || last_error == "no attempt made")
-      last_error = attempt.error;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto attempt = guard::guarded_connect_until(system, cs, deadline);
+  if (attempt.found)
+    return attempt.found;
+  if (attempt.final)
+    throw value_error("Process " + std::to_string(s.process) + " cannot join the cluster at " + endpoint_text(s)
+                      + ": " + attempt.error);
+  const auto& last_error = attempt.error;
   throw timeout_error("Process " + std::to_string(s.process) + " could not reach the coordinator at "
                       + endpoint_text(s) + " within " + std::to_string(s.join_timeout.count())
                       + " ms (the join timeout): " + last_error + connect_hint(s, last_error));

@@ -10,6 +10,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/io/scribe.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/sec.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 namespace am::detail::guard {
@@ -43,8 +45,8 @@ bool wait_for(int fd, short events, clock::time_point deadline) {
   }
 }
 
-/// A connected non-blocking socket, or -1 with `why` set.
-int open_connection(const connect_settings& s, clock::time_point deadline, std::string& why) {
+/// A connected non-blocking socket, or -1 with `why` set (`at_deadline`: the deadline ended the wait).
+int open_connection(const connect_settings& s, clock::time_point deadline, std::string& why, bool& at_deadline) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -67,7 +69,8 @@ int open_connection(const connect_settings& s, clock::time_point deadline, std::
     int err = rc == 0 ? 0 : errno;
     if (err == EINPROGRESS) {
       err = ETIMEDOUT;
-      if (wait_for(fd, POLLOUT, deadline)) {
+      at_deadline = !wait_for(fd, POLLOUT, deadline);
+      if (!at_deadline) {
         socklen_t len = sizeof err;
         ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
       }
@@ -86,7 +89,22 @@ int open_connection(const connect_settings& s, clock::time_point deadline, std::
   return fd;
 }
 
-bool send_all(int fd, std::string_view bytes, clock::time_point deadline) {
+/// Why a step of the handshake stopped early; `why` is empty when it completed.
+struct step_result {
+  std::string why;
+  bool at_deadline = false; ///< the deadline ended it: it says nothing about the coordinator
+};
+
+step_result io_failure(ssize_t n, const char* what) {
+  if (n == 0)
+    return {std::string("the coordinator closed the connection while ") + what, false};
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+    return {std::string("no answer before the deadline while ") + what, true};
+  return {std::string(std::strerror(errno)) + " while " + what, false};
+}
+
+/// Sends all of `bytes`.
+step_result send_all(int fd, std::string_view bytes, clock::time_point deadline, const char* what) {
   while (!bytes.empty()) {
     auto n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n > 0) {
@@ -95,13 +113,13 @@ bool send_all(int fd, std::string_view bytes, clock::time_point deadline) {
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) && wait_for(fd, POLLOUT, deadline))
       continue;
-    return false;
+    return io_failure(n < 0 ? n : -1, what);
   }
-  return true;
+  return {};
 }
 
-/// Reads exactly `n` bytes; false on a close, an error or the deadline.
-bool receive_exactly(int fd, std::size_t n, std::string& out, clock::time_point deadline) {
+/// Reads exactly `n` bytes.
+step_result receive_exactly(int fd, std::size_t n, std::string& out, clock::time_point deadline, const char* what) {
   out.clear();
   char buf[128];
   while (out.size() < n) {
@@ -112,31 +130,33 @@ bool receive_exactly(int fd, std::size_t n, std::string& out, clock::time_point 
     }
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) && wait_for(fd, POLLIN, deadline))
       continue;
-    return false;
+    return io_failure(got, what);
   }
-  return true;
+  return {};
 }
 
-connect_result failed(int fd, std::string why, bool final) {
+connect_result failed(int fd, std::string why, bool final, bool cut_short = false) {
   if (fd >= 0)
     ::close(fd);
-  return {caf::actor{}, std::move(why), final};
+  return {caf::actor{}, std::move(why), final, cut_short};
 }
 
 } // namespace
 
 connect_result guarded_connect(caf::actor_system& system, const connect_settings& s, clock::time_point deadline) {
   std::string why;
-  int fd = open_connection(s, deadline, why);
+  bool at_deadline = false;
+  int fd = open_connection(s, deadline, why, at_deadline);
   if (fd < 0)
-    return failed(fd, why, false);
+    return failed(fd, why, false, at_deadline);
   hello h{!s.secret.empty(), random_bytes(nonce_size)};
   std::string bytes;
-  if (!send_all(fd, encode(h), deadline) || !receive_exactly(fd, answer_size, bytes, deadline))
-    return failed(fd,
-                  "the coordinator closed the connection or did not answer the guard's handshake (it may be at "
-                  "its connection limit, AM_MAX_CONNECTIONS, or still starting)",
-                  false);
+  auto stopped = send_all(fd, encode(h), deadline, "sending the guard's hello");
+  if (stopped.why.empty())
+    stopped = receive_exactly(fd, answer_size, bytes, deadline, "waiting for the guard's answer");
+  if (!stopped.why.empty())
+    return failed(fd, stopped.why + " (the coordinator may be at its connection limit, AM_MAX_CONNECTIONS, or "
+                      "still starting)", false, stopped.at_deadline);
   auto a = decode_answer(bytes);
   if (!a)
     return failed(fd, "the process at that address does not speak actormesh's guard protocol (another program, "
@@ -151,19 +171,21 @@ connect_result guarded_connect(caf::actor_system& system, const connect_settings
     return failed(fd, "the coordinator could not prove the cluster's secret (its AM_CLUSTER_TOKEN differs from "
                       "this process's)", true);
   auto proof = client_proof(s.secret, h.nonce, a->nonce);
-  if (!send_all(fd, std::string_view(reinterpret_cast<const char*>(proof.data()), proof.size()), deadline)
-      || !receive_exactly(fd, 1, bytes, deadline))
-    return failed(fd, "the coordinator closed the connection during the guard's handshake", false);
+  stopped = send_all(fd, std::string_view(reinterpret_cast<const char*>(proof.data()), proof.size()), deadline,
+                     "sending this process's proof");
+  if (stopped.why.empty())
+    stopped = receive_exactly(fd, 1, bytes, deadline, "waiting for the guard's verdict");
+  if (!stopped.why.empty())
+    return failed(fd, stopped.why, false, stopped.at_deadline);
   if (bytes[0] != '\0')
     return failed(fd, "the coordinator refused this process's proof of the cluster's secret (its "
                       "AM_CLUSTER_TOKEN differs from this process's)", true);
   auto check = std::make_unique<frame_check>(frame_check::peer::coordinator, s.max_frame_bytes, system.node(), nullptr);
   auto scribe = make_guarded_scribe(system, fd, socket_side::connected, s.tls, std::move(check), nullptr);
+  // A TLS session that fails at its first step is the refusal CAF reports when the handshake fails
+  // later: say it the same way, so that one hint explains both.
   if (!scribe)
-    return {caf::actor{},
-            "the TLS handshake failed at once (the coordinator may not use TLS, or refused this process's "
-            "certificate)",
-            false};
+    return {caf::actor{}, system.render(caf::sec::disconnect_during_handshake), false};
   auto broker = system.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
   connect_result result;
   caf::scoped_actor self{system};
@@ -175,8 +197,25 @@ connect_result guarded_connect(caf::actor_system& system, const connect_settings
         if (!result.found)
           result.error = "nothing is published at that port";
       },
-      [&](const caf::error& err) { result.error = system.render(err); });
+      [&](const caf::error& err) {
+        result.error = system.render(err);
+        result.cut_short = err == caf::sec::request_timeout; // the request's timeout is the deadline
+      });
   return result;
+}
+
+connect_result guarded_connect_until(caf::actor_system& system, const connect_settings& s,
+                                     clock::time_point deadline) {
+  connect_result last{caf::actor{}, "no attempt made", false};
+  while (clock::now() < deadline) {
+    auto result = guarded_connect(system, s, deadline);
+    if (result.found || result.final)
+      return result;
+    if (!result.cut_short || last.error == "no attempt made")
+      last.error = result.error;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return last;
 }
 
 } // namespace am::detail::guard

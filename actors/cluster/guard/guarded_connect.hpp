@@ -26,10 +26,17 @@ struct connect_result {
   caf::actor found;     ///< the published actor, or null
   std::string error;    ///< why not, when `found` is null
   bool final = false;   ///< true: retrying cannot help (a refused or wrong secret, another protocol)
+  bool cut_short = false; ///< it ended at the deadline, before the coordinator said anything telling
 };
 
 /// One attempt, bounded by `deadline`.
 connect_result guarded_connect(caf::actor_system& system, const connect_settings& s,
                                std::chrono::steady_clock::time_point deadline);
+
+/// Attempts every 100 ms until one finds the actor, one is refused for good (`final`), or the
+/// deadline passes; then `error` is the most telling reason seen (an attempt the deadline cut short
+/// does not hide an earlier refusal).
+connect_result guarded_connect_until(caf::actor_system& system, const connect_settings& s,
+                                     std::chrono::steady_clock::time_point deadline);
 
 } // namespace am::detail::guard
