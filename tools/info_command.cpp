@@ -100,10 +100,7 @@ void add_info_command(CLI::App& app, std::ostream& out) {
     if (args->watch) {
       watch_options w;
       w.coordinator = args->coordinator;
-      if (const char* token = std::getenv("AM_CLUSTER_TOKEN"); token != nullptr && *token != '\0')
-        w.secret = token;
-      else if (const char* file = std::getenv("AM_CLUSTER_TOKEN_FILE"); file != nullptr && *file != '\0')
-        w.secret = detail::read_cluster_token_file(file, "AM_CLUSTER_TOKEN_FILE");
+      w.secret = detail::cluster_token_from_environment();
       if (w.coordinator.empty())
         if (const char* env = std::getenv("AM_COORDINATOR"))
           w.coordinator = env;

@@ -8,7 +8,6 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <netinet/in.h>
@@ -62,9 +61,9 @@ int coordinator_port(std::optional<int> fixed) {
 }
 
 std::string launch_cluster_token() {
-  for (const char* name : {"AM_CLUSTER_TOKEN", "AM_CLUSTER_TOKEN_FILE"})
-    if (const char* value = std::getenv(name); value != nullptr && *value != '\0')
-      return {};
+  // A secret the user gave is checked now (a bad file fails the launch, not every process).
+  if (!am::detail::cluster_token_from_environment().empty())
+    return {};
   return am::detail::generate_cluster_token();
 }
 

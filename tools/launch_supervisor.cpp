@@ -96,11 +96,12 @@ public:
 
   int run() {
     const int port = coordinator_port(options_.coordinator_port);
+    const auto token = launch_cluster_token(); // one secret for the whole cluster
     ensure_file_limit(options_.num_processes);
     if (options_.timeout_seconds) // the whole launch, starting included
       timeout_at_ = clock_type::now() + seconds(*options_.timeout_seconds);
     signal_events signals;
-    start_all(port);
+    start_all(port, token);
     handle_signals(signals.take()); // one caught while starting, even before any child started
     for (bool reap_now = true;;) {
       if (reap_now)
@@ -116,9 +117,8 @@ public:
   }
 
 private:
-  void start_all(int port) {
+  void start_all(int port, const std::string& token) {
     children_.reserve(static_cast<std::size_t>(options_.num_processes));
-    const auto token = launch_cluster_token(); // one secret for the whole cluster
     for (int i = 0; i < options_.num_processes; ++i) {
       if (signal_events::first_stop_signal() != 0)
         return; // the loop forwards it to those already started

@@ -441,3 +441,43 @@ TEST_CASE("launch: --help prints the usage and exits 0", "[launch]") {
   CHECK_THAT(l.out(), Catch::Contains("--cpu-devices") && Catch::Contains("--grace") && Catch::Contains("--timeout"));
   CHECK(l.err().empty());
 }
+
+TEST_CASE("launch: the children share a new cluster secret per launch, or the one the user gave", "[launch]") {
+  const std::string script = "echo \"${AM_CLUSTER_TOKEN-unset} ${AM_CLUSTER_TOKEN_FILE-unset}\"";
+  SECTION("a new secret: 64 hex digits, the same in every child, another in the next launch") {
+    std::vector<std::string> secrets;
+    for (int run = 0; run < 2; ++run) {
+      launcher l(cat({"-n", "3"}, sh(script)));
+      REQUIRE(l.wait() == 0);
+      auto out = lines_of(l.out());
+      REQUIRE(out.size() == 3);
+      std::set<std::string> seen;
+      for (auto& line : out)
+        seen.insert(line.substr(line.find(' ') + 1));
+      REQUIRE(seen.size() == 1);
+      auto secret = seen.begin()->substr(0, seen.begin()->find(' '));
+      CHECK(secret.size() == 64);
+      CHECK(secret.find_first_not_of("0123456789abcdef") == std::string::npos);
+      CHECK(*seen.begin() == secret + " unset");
+      secrets.push_back(secret);
+    }
+    CHECK(secrets[0] != secrets[1]);
+  }
+  SECTION("the user's secret file is inherited as it is") {
+    const auto file = temp_path("token");
+    std::ofstream(file) << "users-secret\n";
+    launcher l(cat({"-n", "2"}, sh(script)), {"AM_CLUSTER_TOKEN_FILE=" + file});
+    REQUIRE(l.wait() == 0);
+    auto out = lines_of(l.out());
+    std::sort(out.begin(), out.end());
+    CHECK(out == std::vector<std::string>{"[0] unset " + file, "[1] unset " + file});
+    std::remove(file.c_str());
+  }
+  SECTION("a secret file that cannot be read starts nothing") {
+    launcher l(cat({"-n", "2"}, sh("echo ran")), {"AM_CLUSTER_TOKEN_FILE=/nonexistent/token"});
+    CHECK(l.wait() == 2);
+    CHECK(l.out().empty());
+    CHECK(l.err().find("the cluster token file '/nonexistent/token' (AM_CLUSTER_TOKEN_FILE) cannot be read")
+          != std::string::npos);
+  }
+}

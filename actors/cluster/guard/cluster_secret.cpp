@@ -8,6 +8,7 @@
 #include <openssl/rand.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -66,6 +67,18 @@ std::string read_cluster_token_file(const std::string& path, const char* what) {
   if (text.empty())
     throw value_error(std::string("the cluster token file '") + path + "' (" + what + ") is empty");
   return text;
+}
+
+std::string cluster_token_from_environment() {
+  auto* token = std::getenv("AM_CLUSTER_TOKEN");
+  auto* file = std::getenv("AM_CLUSTER_TOKEN_FILE");
+  bool has_token = token != nullptr && *token != '\0';
+  bool has_file = file != nullptr && *file != '\0';
+  if (has_token && has_file)
+    throw value_error("the cluster's secret is given twice: AM_CLUSTER_TOKEN and AM_CLUSTER_TOKEN_FILE; give one");
+  if (has_file)
+    return read_cluster_token_file(file, "AM_CLUSTER_TOKEN_FILE");
+  return has_token ? std::string(token) : std::string();
 }
 
 } // namespace am::detail

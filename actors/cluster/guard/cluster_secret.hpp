@@ -30,4 +30,9 @@ std::string random_bytes(std::size_t n);
 /// naming the file when it cannot be read, is empty, or is over 4 KiB (`what` names the option).
 std::string read_cluster_token_file(const std::string& path, const char* what);
 
+/// The secret this process's environment gives (AM_CLUSTER_TOKEN, or the file AM_CLUSTER_TOKEN_FILE
+/// names), or "" when it gives none; for tools that are not a runtime (`info --watch`, `launch`).
+/// Throws am::value_error when both are set or the file cannot be used.
+std::string cluster_token_from_environment();
+
 } // namespace am::detail

@@ -71,10 +71,9 @@ std::string frame_check::on_header(const char* data, std::size_t size) {
   if (kind_ == peer::member) {
     if (hdr.operation == message_type::server_handshake)
       return "a server handshake from a connecting process";
-    if (first_frame_ && hdr.operation != message_type::client_handshake)
+    if (!claimed_ && hdr.operation != message_type::client_handshake)
       return "a " + op_name(op) + " before its handshake";
   }
-  first_frame_ = false;
   operation_ = op;
   payload_wanted_ = hdr.payload_len;
   return {};

@@ -69,7 +69,6 @@ private:
   bool claimed_ = false;
   std::uint8_t operation_ = 0;
   std::uint32_t payload_wanted_ = 0;
-  bool first_frame_ = true;
 };
 
 } // namespace am::detail::guard
