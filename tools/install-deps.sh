@@ -16,6 +16,7 @@ packages=(
   libgloo-dev              # collectives across processes on host memory (devices/collectives/)
   libjemalloc-dev          # the allocator of programs using actormesh (see cmake/Jemalloc.cmake)
   libpng-dev               # `actormesh trace summary --png` (without it, --png refuses)
+  python3                  # the test unit/doc_snippets (tests/doc_snippets/check_docs.py)
 )
 
 missing=()
