@@ -32,6 +32,7 @@ struct client_config {
   std::chrono::milliseconds heartbeat_timeout{20000}; ///< silence of the coordinator that counts as loss
   std::chrono::milliseconds default_timeout{300000};  ///< barriers and collectives without one
   caf::actor call_server;                             ///< a worker's, registered right after the join
+  std::string secret;                                 ///< the cluster's secret ("" when none)
 };
 
 /// One process's membership in a cluster. Thread-safe; every blocking call has a timeout.
@@ -87,6 +88,7 @@ public:
                         const std::string& signature, std::chrono::milliseconds timeout) override;
   void barrier(const std::string& name, std::chrono::milliseconds timeout) override;
   void check_alive(const std::vector<int>& processes) const override;
+  const std::string& secret() const noexcept override { return config_.secret; }
 
   /// The default timeout of barriers and collectives.
   std::chrono::milliseconds default_timeout() const noexcept { return config_.default_timeout; }

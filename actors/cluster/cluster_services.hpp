@@ -47,6 +47,10 @@ public:
 
   /// Throws am::process_failure_error if any of `processes` (or the coordinator) has failed.
   virtual void check_alive(const std::vector<int>& processes) const = 0;
+
+  /// The cluster's shared secret ("" when it has none): the collectives' data plane derives the
+  /// keys its connections prove from it, so that a stranger cannot take a peer's place there.
+  virtual const std::string& secret() const noexcept = 0;
 };
 
 } // namespace am::detail

@@ -192,6 +192,7 @@ cluster_membership join_cluster(caf::actor_system& system, const join_settings& 
     cc.heartbeat_interval = s.networked ? s.heartbeat_interval : std::chrono::milliseconds(0);
     cc.heartbeat_timeout = s.heartbeat_timeout;
     cc.default_timeout = s.collective_timeout;
+    cc.secret = s.cluster_token;
     m.client = std::make_unique<cluster_client>(system, supervisor, std::move(req), cc);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     m.client->wait_joined(std::max(left, std::chrono::milliseconds(0)));

@@ -1,6 +1,9 @@
 #include "devices/collectives/gloo_engine.hpp"
 
 #include "actors/errors.hpp"
+#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster/guard/cluster_secret.hpp"
+#include "devices/collectives/authenticated_transport.hpp"
 #include "devices/collectives/block_split.hpp"
 #include "devices/collectives/gloo_store.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
@@ -39,8 +42,12 @@ namespace {
 constexpr std::uint8_t p2p_slot_prefix = 0x40;
 /// Slot prefix of the direct all-gather (gloo_engine::all_gather).
 constexpr std::uint8_t all_gather_slot_prefix = 0x41;
+
 /// Slot prefix of the direct (small) broadcast.
 constexpr std::uint8_t broadcast_slot_prefix = 0x42;
+
+/// The store key (under the communicator's prefix) of the nonce its pairs' keys derive from.
+constexpr const char* pair_nonce_key = "pair-nonce";
 
 /// Reaches tcp::Context::signalException, which Gloo keeps protected: the function its own
 /// timeouts use to fail every pending operation and close every pair. Naming a protected member
@@ -206,13 +213,23 @@ gloo_engine::gloo_engine(cluster_services& cluster, const std::string& store_pre
   state_->rank = rank;
   state_->size = size;
   translate_gloo_errors([&] {
+    gloo_store store(cluster, store_prefix, deadline);
+    // The pairs' connections prove keys derived from the cluster's secret and a nonce drawn for
+    // this creation (authenticated_pair.hpp): a stranger's connect or junk is dropped.
+    pair_keys keys{cluster.secret(), store_prefix, {}};
+    if (rank == 0) {
+      keys.nonce = random_bytes(32);
+      store.set(pair_nonce_key, std::vector<char>(keys.nonce.begin(), keys.nonce.end()));
+    } else {
+      const auto nonce = store.get(pair_nonce_key);
+      keys.nonce.assign(nonce.begin(), nonce.end());
+    }
     gloo::transport::tcp::attr attr;
     attr.hostname = bind_address;
-    state_->device = gloo::transport::tcp::CreateDevice(attr);
+    state_->device = make_authenticated_device(attr, std::move(keys));
     state_->context = std::make_shared<abortable_context>(rank, size);
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now());
     state_->context->setTimeout(std::max(left, milliseconds(1)));
-    gloo_store store(cluster, store_prefix, deadline);
     state_->context->connectFullMesh(store, state_->device);
     // connectFullMesh returns on a rank once its own side of every pair is up, while a peer may
     // still be finishing its side: a communicator destroyed at once cut that peer's creation short

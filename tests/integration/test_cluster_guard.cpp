@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -25,6 +26,20 @@ using am::testing::process_group;
 const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe";
 const std::string hostile = std::string(AM_TEST_PROGRAM_DIR) + "/hostile_peer";
 const std::string secret = "test-secret-0123456789";
+
+/// The first group of `pattern` in what `p` has printed, waiting for it at most `limit`; "" if none.
+std::string first_match(const am::testing::member_process& p, const std::regex& pattern, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (true) {
+    std::smatch m;
+    const auto out = p.output();
+    if (std::regex_search(out, m, pattern))
+      return m[1];
+    if (std::chrono::steady_clock::now() >= until)
+      return "";
+    std::this_thread::sleep_for(50ms);
+  }
+}
 
 /// A cluster of three under attack: `attack` gets the port and process 1's "NODE CLIENT" identity
 /// and returns the hostile peer's output; then the members go on.
@@ -43,15 +58,7 @@ struct attacked_cluster {
         env["AM_LOG"] = "warning"; // the guard's refusals
       group.start({probe, "under-attack", flag}, env);
     }
-    std::regex line("identity: ([0-9a-f]+ [0-9]+)");
-    for (int k = 0; k < 400 && identity.empty(); ++k) {
-      std::smatch m;
-      auto out = group[1].output();
-      if (std::regex_search(out, m, line))
-        identity = m[1];
-      else
-        std::this_thread::sleep_for(50ms);
-    }
+    identity = first_match(group[1], std::regex("identity: ([0-9a-f]+ [0-9]+)"), 20s);
   }
   ~attacked_cluster() { ::unlink(flag.c_str()); }
 
@@ -161,4 +168,35 @@ TEST_CASE("process 0 refuses to listen beyond loopback without a secret or TLS",
   CHECK(group[0].status != 0);
   CHECK(group[0].output().find("will not listen on 0.0.0.0 (beyond loopback) without the cluster's secret or TLS")
         != std::string::npos);
+}
+
+TEST_CASE("a stranger's connects and junk at a forming communicator's listeners are dropped and the real peers connect",
+          "[integration][cluster][guard]") {
+  // Gloo's own pair took the first connection to its listener as its peer: a bare connect there
+  // stalled the communicator's creation on every process until its timeout.
+  const int port = free_loopback_port();
+  const std::string flag = "/tmp/am_data_plane_flag_" + std::to_string(::getpid()) + "_" + std::to_string(port);
+  ::unlink(flag.c_str());
+  process_group group;
+  for (int p = 0; p < 3; ++p) {
+    auto env = cluster_env(p, 3, port);
+    env["AM_CLUSTER_TOKEN"] = secret;
+    group.start({probe, "data-plane", flag}, env);
+  }
+  const std::string ports = first_match(group[0], std::regex("pair ports: ([0-9,]+)"), 30s);
+  INFO(group.all_output());
+  REQUIRE(std::count(ports.begin(), ports.end(), ',') == 1); // rank 0 listens for ranks 1 and 2
+  auto out = run_hostile("data-plane " + ports + " " + flag + " 4");
+  ::unlink(flag.c_str());
+  INFO(out);
+  CHECK(out.find("attack connections in place") != std::string::npos);
+  CHECK(out.find("wrong secret let in: 0 of 2") != std::string::npos);
+  CHECK(out.find("junk closed: 2 of 2") != std::string::npos);
+  CHECK(out.find("bare closed: 2 of 2") != std::string::npos);
+  CHECK(out.find("flood closed: 80 of 80") != std::string::npos);
+  REQUIRE(group.wait(60s));
+  for (std::size_t p = 0; p < 3; ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("data plane sum ok") != std::string::npos);
+  }
 }

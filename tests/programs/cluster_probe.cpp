@@ -14,9 +14,13 @@
 //   cluster_probe die-in-collective P     all-reduces in a loop; P kills itself in the middle
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
 //   cluster_probe collectives             every collective of the engine against the host
+//   cluster_probe data-plane FLAG         Gloo's engine forms while hostile_peer attacks process 0's
+//                                         pair listeners; the others start once FLAG exists
 #include "actormesh.hpp"
+#include "support/gloo_addresses.hpp"
 #include "support/probe_output.hpp"
 #include "actors/cluster/join.hpp"
+#include "devices/collectives/gloo_engine.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
 #include <arpa/inet.h>
@@ -96,6 +100,13 @@ long peak_rss_kb() {
     if (line.rfind("VmHWM:", 0) == 0)
       return std::stol(line.substr(6));
   return -1;
+}
+
+/// Waits (at most `limit`) until `path` exists.
+void wait_for_file(const char* path, std::chrono::seconds limit) {
+  auto until = clock_type::now() + limit;
+  while (::access(path, F_OK) != 0 && clock_type::now() < until)
+    std::this_thread::sleep_for(20ms);
 }
 
 int coordinator_port() {
@@ -219,9 +230,7 @@ int run(int argc, char** argv) {
       say("identity: " + hex + " " + std::to_string(impl->cluster().actor().id()));
     }
     am::distributed::wait_at_barrier("before attack", 20s);
-    auto until = clock_type::now() + 60s;
-    while (::access(argv[2], F_OK) != 0 && clock_type::now() < until)
-      std::this_thread::sleep_for(50ms);
+    wait_for_file(argv[2], 60s);
     am::distributed::wait_at_barrier("after attack", 20s);
     if (me == 1)
       am::distributed::key_value_set("after attack", "served");
@@ -399,6 +408,45 @@ int run(int argc, char** argv) {
       ok = ok && from_left[i] == value(left, i);
     expect(ok, "send/recv");
     say(bad == 0 ? "collectives agree with the host" : "collectives WRONG");
+  } else if (scenario == "data-plane") {
+    // Gloo's engine itself (what a communicator creates after its step 0): process 0 starts
+    // first, so its pair listeners wait for ranks 1.. while the test attacks them; the others
+    // start once the attacker has written FLAG. Then one all-reduce checks the mesh.
+    auto& cluster = am::detail::current_runtime()->cluster();
+    const std::string prefix = "probe/data-plane/";
+    std::unique_ptr<am::detail::gloo_engine> engine;
+    am::distributed::wait_at_barrier("before data plane", 20s);
+    auto start = clock_type::now();
+    if (me == 0) {
+      std::string error;
+      std::thread creating([&] {
+        try {
+          engine = std::make_unique<am::detail::gloo_engine>(cluster, prefix, 0, n, "127.0.0.1", clock_type::now() + 40s);
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+      });
+      try {
+        std::string ports;
+        for (int port : am::testing::gloo_pair_ports(cluster.kv_get(prefix + "0", 20s)))
+          ports += (ports.empty() ? "" : ",") + std::to_string(port);
+        say("pair ports: " + ports);
+      } catch (const std::exception& e) {
+        say(std::string("no pair ports: ") + e.what());
+      }
+      creating.join();
+      if (!engine)
+        throw std::runtime_error("creation failed: " + error);
+    } else {
+      wait_for_file(argv[2], 60s);
+      start = clock_type::now();
+      engine = std::make_unique<am::detail::gloo_engine>(cluster, prefix, me, n, "127.0.0.1", start + 40s);
+    }
+    say("creation ms: " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
+    std::vector<std::int32_t> mine(1000, me + 1), out(1000);
+    engine->all_reduce(mine.data(), out.data(), mine.size(), am::dtype::int32, am::reduce_op::sum, 1, 20000ms);
+    const bool ok = std::all_of(out.begin(), out.end(), [&](std::int32_t v) { return v == n * (n + 1) / 2; });
+    say(ok ? "data plane sum ok" : "data plane sum WRONG");
   } else if (scenario == "store-round-trips") {
     // Process 1 reads a key N times: one request and answer each, the client's round trip.
     int count = std::atoi(argv[2]);

@@ -14,6 +14,10 @@
 //       opens COUNT bare connections (nothing sent) and holds them for SECONDS.
 //   hostile_peer stranger PORT
 //       a handshake without the secret.
+//   hostile_peer data-plane PORT[,PORT...] FLAG HOLD_SECONDS
+//       at each of a forming communicator's pair listeners: a bare connect that stays silent,
+//       junk, the guard's handshake with another secret, and a flood of 40 bare connects; then
+//       creates FLAG (the members go on) and holds every connection HOLD_SECONDS.
 //
 // Each prints what the coordinator did ("closed by the coordinator: yes/no" and counts). Bounded:
 // every wait is at most a few seconds.
@@ -267,14 +271,67 @@ int stranger(int port) {
   return 0;
 }
 
+/// True when the peer has closed `fd` (a read returns end of file or an error; nothing waits).
+bool closed_now(int fd) {
+  char c;
+  auto n = ::recv(fd, &c, 1, MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+int data_plane(const std::string& ports, const std::string& flag, int hold_seconds) {
+  std::vector<int> bare, junk, flood_fds;
+  int wrong_let_in = 0, wrong_tried = 0;
+  for (std::size_t at = 0; at < ports.size();) {
+    auto comma = ports.find(',', at);
+    const int port = std::atoi(ports.substr(at, comma - at).c_str());
+    at = comma == std::string::npos ? ports.size() : comma + 1;
+    bare.push_back(connect_to(port));
+    int j = connect_to(port);
+    std::string noise(4096, '\0');
+    unsigned seed = static_cast<unsigned>(port);
+    for (auto& c : noise)
+      c = static_cast<char>((seed = seed * 1103515245u + 12345u) >> 16);
+    (void)send_all(j, noise);
+    junk.push_back(j);
+    int w = connect_to(port);
+    ++wrong_tried;
+    wrong_let_in += pass_guard(w, "another cluster's secret") ? 1 : 0;
+    ::close(w);
+    for (int k = 0; k < 40; ++k)
+      flood_fds.push_back(connect_to(port));
+  }
+  std::printf("attack connections in place\n");
+  std::fflush(stdout);
+  { std::FILE* f = std::fopen(flag.c_str(), "w"); if (f) std::fclose(f); }
+  std::this_thread::sleep_for(std::chrono::seconds(hold_seconds));
+  auto count_closed = [](const std::vector<int>& fds) {
+    int closed = 0;
+    for (int fd : fds) {
+      closed += fd < 0 || closed_now(fd) ? 1 : 0;
+      if (fd >= 0)
+        ::close(fd);
+    }
+    return closed;
+  };
+  std::printf("wrong secret let in: %d of %d\n", wrong_let_in, wrong_tried);
+  const int junk_closed = count_closed(junk);
+  const int bare_closed = count_closed(bare);
+  const int flood_closed = count_closed(flood_fds);
+  std::printf("junk closed: %d of %zu\nbare closed: %d of %zu\nflood closed: %d of %zu\n", junk_closed, junk.size(),
+              bare_closed, bare.size(), flood_closed, flood_fds.size());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: hostile_peer forge|hijack|oversized|flood|stranger PORT ...\n");
+    std::fprintf(stderr, "usage: hostile_peer forge|hijack|oversized|flood|stranger|data-plane PORT ...\n");
     return 2;
   }
   std::string mode = argv[1];
+  if (mode == "data-plane" && argc == 5)
+    return data_plane(argv[2], argv[3], std::atoi(argv[4]));
   int port = std::atoi(argv[2]);
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>(); // a node id of its own (CAF 0.17 gives none without it)

@@ -41,6 +41,9 @@ public:
   /// The services of process `index` (lives as long as the cluster).
   am::detail::cluster_services& services(int index) { return *views_.at(index); }
 
+  /// Gives process `index` the cluster secret `secret` (none by default); set before use.
+  void set_secret(int index, std::string secret) { views_.at(index)->set_secret(std::move(secret)); }
+
   /// Marks `process` failed: check_alive and every wait that involves it throw
   /// am::process_failure_error naming it.
   void fail(int process) {
@@ -88,10 +91,13 @@ private:
       cluster_.barrier(index_, name, timeout);
     }
     void check_alive(const std::vector<int>& processes) const override { cluster_.check_alive(processes); }
+    const std::string& secret() const noexcept override { return secret_; }
+    void set_secret(std::string secret) { secret_ = std::move(secret); }
 
   private:
     local_cluster& cluster_;
     int index_;
+    std::string secret_;
   };
 
   /// What the participants of one step issued, and how the step ended for everyone.
