@@ -8,6 +8,7 @@
 
 #include "actormesh/build_config.hpp"
 #include "actors/errors.hpp"
+#include "devices/cpu/blas_kernels.hpp"
 #include "devices/runtime.hpp"
 
 #if AM_HAVE_CUDA
@@ -65,6 +66,8 @@ void print_runtime(std::ostream& out, const info_args& args) {
   else
     fmt::print(out, "  coordinator      none (local mode)\n");
   fmt::print(out, "  default platform {}\n", platform_name(default_platform()));
+  const auto& blas = detail::ensure_blas_kernels();
+  fmt::print(out, "  BLAS kernels     {} ({}; {})\n", blas.core, blas.library, blas.why);
   auto cpus = am::devices(platform::cpu);
   fmt::print(out, "devices\n");
   for (auto& d : cpus)

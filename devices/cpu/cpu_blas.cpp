@@ -1,5 +1,6 @@
 #include "devices/cpu/cpu_blas.hpp"
 
+#include "devices/cpu/blas_kernels.hpp"
 #include "devices/cpu/blas_thread.hpp"
 #include "devices/detail/dot_geometry.hpp"
 
@@ -20,6 +21,7 @@ void gemm_batch(const T* x, const T* y, T* out, const dot_geometry& g) {
   auto M = static_cast<int>(g.m), K = static_cast<int>(g.k), N = static_cast<int>(g.n);
   auto ta = g.transpose_x ? CblasTrans : CblasNoTrans, tb = g.transpose_y ? CblasTrans : CblasNoTrans;
   int lda = g.transpose_x ? M : K, ldb = g.transpose_y ? K : N;
+  ensure_blas_kernels(); // once: kernels as wide as the CPU's vectors, before the first product
   auto flop = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n)
               * static_cast<double>(g.k);
   run_on_blas_thread([&] {
