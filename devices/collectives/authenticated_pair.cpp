@@ -116,6 +116,11 @@ void authenticated_pair::connect(const std::vector<char>& bytes) {
 }
 
 void authenticated_pair::handleEvents(int events) {
+  // The connected pair's hot path is Gloo's own: only the listening side's events need a look.
+  if (!listens_ || admitted_.load(std::memory_order_acquire)) {
+    Pair::handleEvents(events);
+    return;
+  }
   {
     std::unique_lock<std::mutex> lock(m_, std::try_to_lock);
     if (!lock)
@@ -214,6 +219,7 @@ void authenticated_pair::admit(pair_candidate& c) {
   close_listener();
   drop_all();
   fd_ = fd;
+  admitted_.store(true, std::memory_order_release);
   handleConnected(); // Gloo's own: socket options, the loop's registration, CONNECTED
 }
 

@@ -23,6 +23,7 @@
 #include "actors/cluster/guard/guard_protocol.hpp"
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -78,6 +79,8 @@ private:
   const int peer_rank_;
   const bool listens_;
   const std::string key_;
+  /// Set once a candidate became the connection: events then go straight to Gloo's own handler.
+  std::atomic<bool> admitted_{false};
   std::array<pair_candidate, max_candidates> candidates_;
 };
 

@@ -42,7 +42,6 @@ namespace {
 constexpr std::uint8_t p2p_slot_prefix = 0x40;
 /// Slot prefix of the direct all-gather (gloo_engine::all_gather).
 constexpr std::uint8_t all_gather_slot_prefix = 0x41;
-
 /// Slot prefix of the direct (small) broadcast.
 constexpr std::uint8_t broadcast_slot_prefix = 0x42;
 
