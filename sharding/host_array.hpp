@@ -34,8 +34,8 @@ public:
   /// One dimension of a slice, as Python's `start:stop:step` (absent start/stop = the whole range in
   /// the step's direction; negative indices count from the end).
   struct slice_spec {
-    std::optional<std::int64_t> start;  ///< first index (Python's default when absent)
-    std::optional<std::int64_t> stop;   ///< one past the last index (default when absent)
+    std::optional<std::int64_t> start{};  ///< first index (Python's default when absent)
+    std::optional<std::int64_t> stop{};   ///< one past the last index (default when absent)
     std::int64_t step = 1;              ///< stride; nonzero, negative walks backwards
   };
 

@@ -39,11 +39,11 @@ public:
 
 private:
   struct member {
-    launched_child child;
+    launched_child child{};
     int index = 0;
     bool done = false;
     int status = -1;
-    std::string text;
+    std::string text{};
   };
   void drain(member& m);
   std::vector<member> members_;

@@ -1,4 +1,5 @@
 #include "devices/collectives/communicator.hpp"
+#include "devices/collectives/communicator_waits.hpp"
 
 #include "actors/cluster/cluster_services.hpp"
 #include "actors/errors.hpp"
@@ -25,8 +26,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 using milliseconds = std::chrono::milliseconds;
 
-/// How often a waiting caller asks the cluster whether the participants are alive.
-constexpr milliseconds liveness_poll{50};
 /// How long past an operation's deadline the caller waits for the worker's own (more precise)
 /// timeout error before it gives up on the worker.
 constexpr milliseconds answer_grace{2000};
@@ -35,19 +34,8 @@ constexpr milliseconds attribution_window{1000};
 /// Longest communicator name.
 constexpr std::size_t max_name_length = 200;
 
-std::string list_text(const std::vector<int>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
-
 std::string ms_text(milliseconds t) {
   return std::to_string(t.count()) + " ms";
-}
-
-milliseconds remaining(clock::time_point deadline) {
-  return std::max(std::chrono::duration_cast<milliseconds>(deadline - clock::now()), milliseconds(0));
 }
 
 void check_name(const std::string& name) {
@@ -66,16 +54,16 @@ int rank_in(const std::vector<int>& processes, int me, int process_count) {
     throw value_error("A communicator needs at least one process, got an empty list");
   for (std::size_t i = 0; i < processes.size(); ++i) {
     if (processes[i] < 0 || processes[i] >= process_count)
-      throw value_error("Process " + std::to_string(processes[i]) + " in " + list_text(processes)
+      throw value_error("Process " + std::to_string(processes[i]) + " in " + detail::bracketed_list_text(processes)
                         + " is not a process of the cluster (0 to " + std::to_string(process_count - 1) + ")");
     if (i > 0 && processes[i] <= processes[i - 1])
       throw value_error("The processes of a communicator are sorted and distinct (ranks follow the list), got "
-                        + list_text(processes));
+                        + detail::bracketed_list_text(processes));
   }
   auto it = std::find(processes.begin(), processes.end(), me);
   if (it == processes.end())
     throw value_error("This process (" + std::to_string(me) + ") is not in the communicator's processes "
-                      + list_text(processes));
+                      + detail::bracketed_list_text(processes));
   return static_cast<int>(it - processes.begin());
 }
 
@@ -265,7 +253,7 @@ struct communicator::impl {
       }
     }
     try {
-      cluster.check_collective(op.check_id, op.step, op.participants, op.signature, remaining(deadline));
+      cluster.check_collective(op.check_id, op.step, op.participants, op.signature, detail::time_left(deadline));
     } catch (...) {
       return job.finish(fail(op, detail::with_context(std::current_exception(), op.where)));
     }
@@ -275,7 +263,7 @@ struct communicator::impl {
     if (broken.load(std::memory_order_acquire))
       return job.finish(broken_error());
     try {
-      op.move(std::max(remaining(deadline), milliseconds(1)));
+      op.move(std::max(detail::time_left(deadline), milliseconds(1)));
       job.finish(nullptr);
     } catch (...) {
       job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
@@ -323,7 +311,7 @@ struct communicator::impl {
           + " (a peer closes its connections when it times out)"));
       if (clock::now() >= give_up)
         return detail::with_context(error, op.where);
-      std::this_thread::sleep_for(liveness_poll);
+      std::this_thread::sleep_for(detail::participant_liveness_poll);
     }
   }
 
@@ -333,7 +321,7 @@ struct communicator::impl {
   void await(detail::collective_job& job, const operation& op, clock::time_point deadline, milliseconds limit) {
     const auto give_up = deadline + answer_grace;
     for (;;) {
-      if (job.result().wait_for(liveness_poll))
+      if (job.result().wait_for(detail::participant_liveness_poll))
         return job.result().get();
       std::exception_ptr failure;
       try {
@@ -370,12 +358,12 @@ struct communicator::impl {
     } catch (const timeout_error&) {
       // not used yet
     }
-    cluster.kv_set(key, list_text(processes));
+    cluster.kv_set(key, detail::bracketed_list_text(processes));
   }
 
   /// Step 0: every participant agrees on the list, then Gloo connects the full mesh.
   void create() {
-    const operation_kind kind("create over processes " + list_text(processes));
+    const operation_kind kind("create over processes " + detail::bracketed_list_text(processes));
     const std::string signature = kind.signature();
     submit_and_wait(timeout, [&] {
       return operation{kind, signature, name, 0, processes, where(signature, name, 0), [this](milliseconds left) {

@@ -1,4 +1,5 @@
 #include "devices/collectives/nccl_communicator.hpp"
+#include "devices/collectives/communicator_waits.hpp"
 
 #include "actormesh/build_config.hpp"
 #include "actors/cluster/cluster_services.hpp"
@@ -32,8 +33,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 using milliseconds = std::chrono::milliseconds;
 
-/// How often a waiting caller asks the cluster whether the participants are alive.
-constexpr milliseconds liveness_poll{50};
 
 ncclDataType_t nccl_type(dtype t) {
   switch (t) {
@@ -57,17 +56,6 @@ ncclRedOp_t nccl_op(reduce_op op) {
     case reduce_op::min: return ncclMin;
   }
   return ncclSum;
-}
-
-std::string list_text(const std::vector<int>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
-
-milliseconds remaining(clock::time_point deadline) {
-  return std::max(std::chrono::duration_cast<milliseconds>(deadline - clock::now()), milliseconds(0));
 }
 
 } // namespace
@@ -137,7 +125,7 @@ struct nccl_communicator::impl {
   /// participants' liveness; at an error or the deadline the communicator aborts.
   void await_streams(const std::vector<cudaStream_t>& streams, clock::time_point deadline, const std::string& what,
                      const std::vector<int>& participants) {
-    auto next_liveness = clock::now() + liveness_poll;
+    auto next_liveness = clock::now() + detail::participant_liveness_poll;
     for (;;) {
       bool done = true;
       for (auto s : streams) {
@@ -163,7 +151,7 @@ struct nccl_communicator::impl {
                             + " ms: a participant never issued it, or the transport is stuck");
       if (now > next_liveness) {
         cluster.check_alive(participants); // throws am::process_failure_error
-        next_liveness = now + liveness_poll;
+        next_liveness = now + detail::participant_liveness_poll;
       }
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
@@ -204,7 +192,7 @@ struct nccl_communicator::impl {
     auto deadline = clock::now() + timeout_of(t);
     auto what = where(signature, step);
     try {
-      cluster.check_collective(sequence, step, participants, signature, remaining(deadline));
+      cluster.check_collective(sequence, step, participants, signature, detail::time_left(deadline));
       check(ncclGroupStart(), what);
       enqueue();
       check(ncclGroupEnd(), what);
@@ -292,7 +280,7 @@ nccl_communicator::nccl_communicator(detail::cluster_services& cluster, std::vec
     m.check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     cluster.kv_set(key, std::string(reinterpret_cast<const char*>(&id), sizeof id));
   } else {
-    auto bytes = cluster.kv_get(key, remaining(deadline));
+    auto bytes = cluster.kv_get(key, detail::time_left(deadline));
     if (bytes.size() != sizeof id)
       throw value_error("NCCL communicator '" + m.name + "': the unique id in the store has " + std::to_string(bytes.size())
                         + " bytes, not " + std::to_string(sizeof id));
@@ -302,8 +290,8 @@ nccl_communicator::nccl_communicator(detail::cluster_services& cluster, std::vec
   std::vector<int> ids_in_order;
   for (auto& d : m.devices)
     ids_in_order.push_back(d.id);
-  cluster.check_collective(m.name, 0, m.processes, "nccl create over devices " + list_text(ids_in_order),
-                           remaining(deadline));
+  cluster.check_collective(m.name, 0, m.processes, "nccl create over devices " + detail::bracketed_list_text(ids_in_order),
+                           detail::time_left(deadline));
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0; // every call returns at once; waits poll, so that a timeout can abort
   m.comms.assign(m.local.size(), nullptr);

@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/exit_watch_probe";
+const std::string probe = AM_TEST_PROGRAM_DIR "/exit_watch_probe";
 
 } // namespace
 

@@ -13,7 +13,7 @@ namespace {
 /// The demo's output, run once for every test case of this file.
 const am::testing::command_result& tour_output() {
   static const auto result =
-    run_command(std::string(AM_BINARY_DIR) + "/demos/sharding_tour --quick --am-gpus=off", 300);
+    run_command(AM_BINARY_DIR "/demos/sharding_tour --quick --am-gpus=off", 300);
   return result;
 }
 

@@ -23,7 +23,7 @@ constexpr dtype all_dtypes[] = {dtype::bool_, dtype::uint8, dtype::int32, dtype:
                                 dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
 
 /// The fused stages of a program's plan.
-std::vector<stage> fused_stages(const program& p, const execution_plan& plan) {
+std::vector<stage> fused_stages(const execution_plan& plan) {
   std::vector<stage> out;
   for (auto& s : plan.stages)
     if (s.kind == stage::kind_t::fused && !runs_as_single(s))
@@ -34,7 +34,7 @@ std::vector<stage> fused_stages(const program& p, const execution_plan& plan) {
 /// Compiles every fused stage of `p` for sm_90 and checks the compiler said nothing bad.
 void compiles(const std::shared_ptr<const program>& p, std::size_t expected_kernels) {
   auto plan = plan_program(*p, true);
-  auto stages = fused_stages(*p, plan);
+  auto stages = fused_stages(plan);
   REQUIRE(stages.size() == expected_kernels);
   for (auto& s : stages) {
     auto source = fused_kernel_source(fused_kernel_body(*p, plan, s));
