@@ -22,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
 using am::bench::percentile;
 using namespace am::detail;
 
@@ -67,13 +66,15 @@ double sgemm_gflops(long long n, long long rounds) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const long long n = int_flag(argc, argv, "--n", 2048);
-  const long long rounds = int_flag(argc, argv, "--rounds", 5);
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "a 2048² float32 product under every OpenBLAS core type this CPU can run, against the cores' FMA peak");
+  const long long n = flag.integer("--n", 2048, "side of the square matrices");
+  const long long rounds = flag.integer("--rounds", 5, "timed rounds");
   const auto f = this_cpu_features();
   const int bits = vector_bits(f);
   const long long flop_per_cycle =
-    int_flag(argc, argv, "--flop-per-cycle", (bits == 512 && !f.amd) ? 64 : (bits >= 256 && f.fma ? 32 : 16));
+    flag.integer("--flop-per-cycle", (bits == 512 && !f.amd) ? 64 : (bits >= 256 && f.fma ? 32 : 16), "float32 FLOP per cycle and core of the peak (default from the CPU)");
+  flag.finish();
   const unsigned cores = std::thread::hardware_concurrency();
   const double ghz = measured_ghz();
   const double peak = cores * ghz * static_cast<double>(flop_per_cycle);
@@ -108,5 +109,9 @@ int main(int argc, char** argv) {
                 r.gflops / best, 100.0 * r.gflops / peak);
   std::printf("  actormesh's choice: %s (%s): %.1f GFLOP/s, %.2fx of the best, %.0f%% of peak\n", kept.core.c_str(),
               kept.why.c_str(), ours, ours / best, 100.0 * ours / peak);
+  am::bench::ratio_line(ours / best, "2048² sgemm, the kernels actormesh keeps: speed / the best core type's");
+  am::bench::ratio_line(ours / peak, "2048² sgemm, the kernels actormesh keeps: GFLOP/s / the cores' FMA peak");
   return 0;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_blas_kernels", run, argc, argv); }

@@ -10,8 +10,7 @@
 // times every operation back to back (the ring keeps the ranks in step) and prints the median and
 // range; the result is checked (every element must equal n) so a broken run cannot look fast.
 //
-//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 \
-//   actormesh launch -n 4 --cpu-devices 1 -- ./build/bench/bench_cluster_allreduce [--mib M] [--warmup W] [--rounds R]
+//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 actormesh launch -n 4 --cpu-devices 1 -- ./build/bench/bench_cluster_allreduce [--mib M] [--warmup W] [--rounds R]
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
@@ -26,19 +25,18 @@
 #include <numeric>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using am::bench::percentile;
 
 using clock_type = std::chrono::steady_clock;
 
-
 int run(int argc, char** argv) {
-  auto mib = std::max<long long>(1, int_flag(argc, argv, "--mib", 64));
-  auto warmup = int_flag(argc, argv, "--warmup", 3);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 10));
+  am::bench::flags flag(argc, argv, "a float32 sum all-reduce across every process (am::communicator over Gloo), as bus bandwidth");
+  auto mib = std::max<long long>(1, flag.integer("--mib", 64, "MiB per operation"));
+  auto warmup = flag.integer("--warmup", 3, "untimed rounds first");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 10, "timed rounds"));
+  flag.finish();
   am::runtime rt(argc, argv);
   int n = am::process_count();
   std::vector<int> all(static_cast<std::size_t>(n));

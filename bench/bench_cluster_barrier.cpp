@@ -20,18 +20,17 @@
 #include <exception>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using am::bench::percentile;
 
 using clock_type = std::chrono::steady_clock;
 
-
 int run(int argc, char** argv) {
-  auto warmup = int_flag(argc, argv, "--warmup", 200);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 2000));
+  am::bench::flags flag(argc, argv, "one am::distributed::wait_at_barrier across every process, in microseconds");
+  auto warmup = flag.integer("--warmup", 200, "untimed rounds first");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 2000, "timed rounds"));
+  flag.finish();
   am::runtime rt(argc, argv);
   int n = am::process_count();
   std::vector<double> us;

@@ -16,8 +16,7 @@
 // runs. Afterwards it kills the victim and gives the survivors --exit-grace seconds to stop their
 // runtimes by themselves (reported), then kills what is left: nothing outlives a run.
 //
-//   AM_HEARTBEAT_INTERVAL=200ms AM_HEARTBEAT_TIMEOUT=2s \
-//   ./build/bench/bench_cluster_detect --signal 19 [--runs K] [--processes N] [--run-timeout S]
+//   AM_HEARTBEAT_INTERVAL=200ms AM_HEARTBEAT_TIMEOUT=2s ./build/bench/bench_cluster_detect --signal 19 [--runs K] [--processes N] [--run-timeout S]
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
@@ -41,8 +40,6 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -52,16 +49,8 @@ long long now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch()).count();
 }
 
-bool has_flag(int argc, char** argv, const char* name) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return true;
-  return false;
-}
-
 /// One member of a cluster run: joins, meets the others, then plays the victim or a survivor.
-int member(int argc, char** argv) {
-  int sig = static_cast<int>(int_flag(argc, argv, "--signal", SIGKILL));
+int member(int sig) {
   am::runtime rt;
   int me = am::process_index();
   int victim = am::process_count() - 1;
@@ -202,12 +191,12 @@ double one_run(int run_index, int processes, int sig, std::chrono::seconds run_t
   return worst;
 }
 
-int launcher(int argc, char** argv) {
-  int sig = static_cast<int>(int_flag(argc, argv, "--signal", SIGKILL));
-  int runs = static_cast<int>(std::max<long long>(1, int_flag(argc, argv, "--runs", 5)));
-  int processes = static_cast<int>(std::max<long long>(2, int_flag(argc, argv, "--processes", 3)));
-  std::chrono::seconds run_timeout(int_flag(argc, argv, "--run-timeout", 60));
-  std::chrono::seconds grace(int_flag(argc, argv, "--exit-grace", 20));
+int launcher(am::bench::flags& flag, int sig) {
+  int runs = static_cast<int>(std::max<long long>(1, flag.integer("--runs", 5, "measured runs")));
+  int processes = static_cast<int>(std::max<long long>(2, flag.integer("--processes", 3, "processes in the cluster")));
+  std::chrono::seconds run_timeout(flag.integer("--run-timeout", 60, "seconds one run may take"));
+  std::chrono::seconds grace(flag.integer("--exit-grace", 20, "seconds the survivors get to exit"));
+  flag.finish();
   const char* interval = std::getenv("AM_HEARTBEAT_INTERVAL");
   const char* timeout = std::getenv("AM_HEARTBEAT_TIMEOUT");
   std::printf("detection of a %s process, %d processes, heartbeat interval %s, timeout %s\n",
@@ -241,7 +230,14 @@ int launcher(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return has_flag(argc, argv, "--member") ? member(argc, argv) : launcher(argc, argv);
+    am::bench::flags flag(argc, argv, "how long after a process is killed or stopped the survivors learn of it");
+    const bool is_member = flag.present("--member", "run as one member of a run (the launcher starts these)");
+    const int sig = static_cast<int>(flag.integer("--signal", SIGKILL, "signal the victim gets (9 SIGKILL, 19 SIGSTOP)"));
+    if (is_member) {
+      flag.finish();
+      return member(sig);
+    }
+    return launcher(flag, sig);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_cluster_detect: %s\n", e.what());
     return 2;

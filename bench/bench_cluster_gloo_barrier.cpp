@@ -30,8 +30,6 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using am::bench::percentile;
@@ -44,10 +42,12 @@ double process_cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-
 int run(int argc, char** argv) {
-  auto warmup = int_flag(argc, argv, "--warmup", 200);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 2000));
+  am::bench::flags flag(argc, argv, "Gloo's own barrier across every process (a peer of bench_cluster_barrier)");
+  auto warmup = flag.integer("--warmup", 200, "untimed rounds first");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 2000, "timed rounds"));
+  auto idle = flag.integer("--idle-ms", 0, "milliseconds to stay idle with the mesh connected, measuring the CPU time it costs");
+  flag.finish();
   am::runtime rt(argc, argv);
   int me = am::process_index();
   int n = am::process_count();
@@ -59,7 +59,7 @@ int run(int argc, char** argv) {
   am::detail::gloo_store store(am::detail::current_runtime()->cluster(), "bench gloo barrier",
                                clock_type::now() + std::chrono::seconds(30));
   context->connectFullMesh(store, device);
-  if (auto idle = int_flag(argc, argv, "--idle-ms", 0); idle > 0) {
+  if (idle > 0) {
     double before = process_cpu_ms();
     std::this_thread::sleep_for(std::chrono::milliseconds(idle));
     std::printf("process %d: %.1f ms of CPU time while idle for %lld ms with a Gloo mesh connected\n", me,

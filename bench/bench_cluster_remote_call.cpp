@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <vector>
 
-using am::bench::int_flag;
 using am::bench::percentile;
 
 namespace {
@@ -46,8 +45,11 @@ void report(const char* what, const char* key, long long rounds, const std::vect
 }
 
 int run(int argc, char** argv) {
-  auto warmup = int_flag(argc, argv, "--warmup", 500);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 5000));
+  am::bench::flags flag(argc, argv, "single-controller mode: a one-element program on a worker's device, round trip");
+  auto warmup = flag.integer("--warmup", 500, "untimed rounds first");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 5000, "timed rounds"));
+  auto bulk_rounds = std::max<long long>(1, flag.integer("--bulk-rounds", 5, "timed rounds of the bulk transfer"));
+  flag.finish();
   // Process 0 controls, the others serve: the launcher's variables say which one this is.
   am::options o;
   o.role = am::resolve_options({}).process_id == 0 ? am::process_role::controller : am::process_role::worker;
@@ -77,7 +79,6 @@ int run(int argc, char** argv) {
   report("actormesh remote to_host of one element", "am_remote_fetch_rtt", rounds, fetches);
   // Bulk bytes: a 64 MiB float32 array put on the worker's device and read back (CAF messages).
   auto big = am::host_array::full<float>({16 << 20}, 2.0f, am::dtype::float32);
-  auto bulk_rounds = std::max<long long>(1, int_flag(argc, argv, "--bulk-rounds", 5));
   am::array on_worker;
   auto puts = time_calls(1, bulk_rounds, [&] {
     on_worker = am::device_put(big, worker);

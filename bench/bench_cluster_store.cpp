@@ -19,18 +19,17 @@
 #include <exception>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using am::bench::percentile;
 
 using clock_type = std::chrono::steady_clock;
 
-
 int run(int argc, char** argv) {
-  auto warmup = int_flag(argc, argv, "--warmup", 500);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 5000));
+  am::bench::flags flag(argc, argv, "a round trip of the cluster's key-value store (process 1 to the supervisor)");
+  auto warmup = flag.integer("--warmup", 500, "untimed rounds first");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 5000, "timed rounds"));
+  flag.finish();
   am::runtime rt(argc, argv);
   if (am::process_count() < 2)
     throw am::value_error("bench_cluster_store needs at least 2 processes");

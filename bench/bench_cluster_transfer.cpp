@@ -9,8 +9,7 @@
 // throughput and range. Buffers are allocated and touched once and reused (page faults cost ~12 us
 // per 4 KiB page on this VM); the last transfer's bytes are checked.
 //
-//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 \
-//   actormesh launch -n 2 --cpu-devices 1 -- ./build/bench/bench_cluster_transfer [--mib M] [--warmup W] [--rounds R]
+//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 actormesh launch -n 2 --cpu-devices 1 -- ./build/bench/bench_cluster_transfer [--mib M] [--warmup W] [--rounds R]
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
@@ -25,19 +24,18 @@
 #include <exception>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using am::bench::percentile;
 
 using clock_type = std::chrono::steady_clock;
 
-
 int run(int argc, char** argv) {
-  auto mib = std::max<long long>(1, int_flag(argc, argv, "--mib", 256));
-  auto warmup = int_flag(argc, argv, "--warmup", 2);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 8));
+  am::bench::flags flag(argc, argv, "a shard moved from process 0 to process 1 with am::communicator send/recv");
+  auto mib = std::max<long long>(1, flag.integer("--mib", 256, "MiB per operation"));
+  auto warmup = flag.integer("--warmup", 2, "untimed rounds first");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 8, "timed rounds"));
+  flag.finish();
   am::runtime rt(argc, argv);
   if (am::process_count() != 2)
     throw am::value_error("bench_cluster_transfer runs on exactly 2 processes");

@@ -31,7 +31,6 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
 using am::bench::percentile;
 
 namespace {
@@ -40,21 +39,6 @@ using clock_type = std::chrono::steady_clock;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 
 double micros(clock_type::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
-
-/// The text after `name` on the command line, or `fallback`.
-std::string text_flag(int argc, char** argv, const char* name, std::string fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return argv[i + 1];
-  return fallback;
-}
-
-bool has_flag(int argc, char** argv, const char* name) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return true;
-  return false;
-}
 
 /// The function every call runs: returns its input (the round trip is the call path alone).
 const auto identity = am::colocated_python("bench.identity", [](const am::array& x) { return x; });
@@ -173,19 +157,23 @@ void print_line(const char* what, const std::vector<double>& s, double reference
   if (reference_median > 0)
     fmt::print("   peer/colocated time {:.2f}", med / reference_median);
   fmt::print("\n");
+  if (reference_median > 0)
+    am::bench::ratio_line(med / reference_median, std::string(what) + ": this time / the colocated call's");
 }
 
 /// `bench_colocated worker --coordinator HOST:PORT --process-id K --num-processes P --cpu-devices D`:
 /// a worker of the --processes mode. It is this binary, so that the functions and classes the
 /// benchmark registers are registered there too (code never travels, only names).
 int serve_as_worker(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "bench_colocated's worker process (started by the benchmark itself)");
   am::options opts;
   opts.role = am::process_role::worker;
   opts.use_gpus = false;
-  opts.coordinator_address = text_flag(argc, argv, "--coordinator", "");
-  opts.process_id = static_cast<int>(int_flag(argc, argv, "--process-id", 1));
-  opts.num_processes = static_cast<int>(int_flag(argc, argv, "--num-processes", 2));
-  opts.cpu_devices = static_cast<int>(int_flag(argc, argv, "--cpu-devices", 1));
+  opts.coordinator_address = flag.text("--coordinator", "", "the controller's host:port");
+  opts.process_id = static_cast<int>(flag.integer("--process-id", 1, "this worker's process id"));
+  opts.num_processes = static_cast<int>(flag.integer("--num-processes", 2, "processes of the cluster"));
+  opts.cpu_devices = static_cast<int>(flag.integer("--cpu-devices", 1, "CPU devices of this worker"));
+  flag.finish();
   am::runtime rt(opts);
   rt.serve();
   rt.stop();
@@ -195,10 +183,16 @@ int serve_as_worker(int argc, char** argv) {
 int run(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "worker") == 0)
     return serve_as_worker(argc, argv);
-  const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 5000));
-  const int threads = static_cast<int>(int_flag(argc, argv, "--threads", 4));
-  const int calls = static_cast<int>(int_flag(argc, argv, "--calls", 20000));
-  const int processes = static_cast<int>(int_flag(argc, argv, "--processes", 1));
+  am::bench::flags flag(argc, argv, "a colocated call's round trip and asynchronous throughput, against raw CAF and Ray's actor calls");
+  const int rounds = static_cast<int>(flag.integer("--rounds", 5000, "timed rounds"));
+  const int threads = static_cast<int>(flag.integer("--threads", 4, "caller threads"));
+  const int calls = static_cast<int>(flag.integer("--calls", 20000, "asynchronous calls per thread"));
+  const int processes = static_cast<int>(flag.integer("--processes", 1, "processes in the cluster"));
+  const auto worker_program = flag.text("--worker-program", am::tools::running_executable(), "the workers' program (this one, with `worker` first)");
+  const bool no_ray = flag.present("--no-ray", "skip the Ray peer");
+  const auto ray_python = flag.text("--ray-python", default_ray_python(), "the Python that runs the Ray peer");
+  const auto ray_script = flag.text("--ray-script", AM_BENCH_SOURCE_DIR "/ray_peer.py", "the Ray peer's script");
+  flag.finish();
   if (rounds < 1 || threads < 1 || calls < 1 || processes < 1)
     throw am::value_error("--rounds, --threads, --calls and --processes must be at least 1");
 
@@ -207,7 +201,7 @@ int run(int argc, char** argv) {
   opts.use_gpus = false;
   opts.cpu_devices = 1;
   if (processes > 1) {
-    auto program = text_flag(argc, argv, "--worker-program", am::tools::running_executable());
+    const auto& program = worker_program;
     int port = am::tools::free_loopback_port();
     workers.emplace(program, processes, port, 1);
     opts.role = am::process_role::controller;
@@ -260,11 +254,10 @@ int run(int argc, char** argv) {
   fmt::print("asynchronous colocated calls from {} threads: {:.0f} calls/s\n", threads, rate);
 
   std::optional<ray_figures> ray;
-  if (has_flag(argc, argv, "--no-ray"))
+  if (no_ray)
     fmt::print("  Ray: skipped (--no-ray)\n");
   else
-    ray = run_ray(text_flag(argc, argv, "--ray-python", default_ray_python()),
-                  text_flag(argc, argv, "--ray-script", AM_BENCH_SOURCE_DIR "/ray_peer.py"), std::min(rounds, 2000),
+    ray = run_ray(ray_python, ray_script, std::min(rounds, 2000),
                   std::min(calls * threads, 20000));
   if (ray) {
     fmt::print("Ray actor calls (bench/ray_peer.py, same run):\n");

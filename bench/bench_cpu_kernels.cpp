@@ -16,9 +16,10 @@
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/cpu/cpu_runner.hpp"
 
-#include <immintrin.h>
+#include "devices/cpu/avx512_intrinsics.hpp" // <immintrin.h> without GCC 12's false warning
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 
 #include <fmt/core.h>
 
@@ -41,12 +42,9 @@ struct am_sleef_m512_2 {
 am_sleef_m512_2 Sleef_sincosf16_u35avx512f(__m512);
 }
 
-using am::bench::int_flag;
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
 
 /// (a): the expression in registers, 16 lanes at a time (n a multiple of 16).
 __attribute__((target("avx512f"))) void hand_loop(const float* x, float* y, long long n) {
@@ -105,10 +103,12 @@ double best_of(int reps, F&& f) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const long long n = int_flag(argc, argv, "--elements", 8192LL * 8192 / 8) / 16 * 16;
-  const int reps = static_cast<int>(int_flag(argc, argv, "--reps", 7));
-  const long long tile = int_flag(argc, argv, "--tile", am::detail::compile_options{}.tile);
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "the seed's complex_computation over one float32 shard per thread, against a SLEEF loop");
+  const long long n = flag.integer("--elements", 8192LL * 8192 / 8, "float32 elements per shard (rounded down to 16)") / 16 * 16;
+  const int reps = static_cast<int>(flag.integer("--reps", 7, "timed repetitions (the median is reported)"));
+  const long long tile = flag.integer("--tile", am::detail::compile_options{}.tile, "elements per tile of the fused loop");
+  flag.finish();
   if (!__builtin_cpu_supports("avx512f")) {
     fmt::print("this CPU has no AVX-512: the anchor loop cannot run\n");
     return 4;
@@ -172,6 +172,11 @@ int main(int argc, char** argv) {
              t_anchor / t_unfused);
   fmt::print("  (d) fused, through the runtime           {:6.3f} Gelem/s  {:.2f}x\n", gelems(t_runtime),
              t_anchor / t_runtime);
+  am::bench::ratio_line(t_anchor / t_fused, "one thread, fused program: speed / the SLEEF loop's");
+  am::bench::ratio_line(t_anchor / t_unfused, "one thread, unfused program: speed / the SLEEF loop's");
+  am::bench::ratio_line(t_anchor / t_runtime, "one thread, fused through the runtime: speed / the SLEEF loop's");
   fmt::print("  largest relative difference (b) vs (a): {:.2e}\n", worst);
   return 0;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_cpu_kernels", run, argc, argv); }

@@ -14,6 +14,7 @@
 #endif
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 
 #include <fmt/core.h>
 
@@ -23,12 +24,9 @@
 #include <string>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
 
 std::shared_ptr<const am::program> complex_computation(const am::shape_t& shape) {
   am::value_type t{am::dtype::float32, shape};
@@ -85,15 +83,17 @@ measurement through_runtime(bool fused, std::int64_t side, int runs) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "the seed's complex_computation on one CUDA device, fused and unfused, against a hand-written kernel");
+  [[maybe_unused]] const std::int64_t side = flag.integer("--side", 8192, "side of the square array");
+  [[maybe_unused]] const int runs = static_cast<int>(flag.integer("--runs", 50, "measured runs"));
+  flag.finish();
   auto gpus = am::discover_gpus(true);
   if (gpus.count == 0) {
     fmt::print("bench_gpu: no usable GPU ({}); nothing to measure\n", gpus.reason);
     return 0;
   }
 #if AM_HAVE_CUDA
-  std::int64_t side = int_flag(argc, argv, "--side", 8192);
-  int runs = int_flag(argc, argv, "--runs", 50);
   double elements = static_cast<double>(side * side);
   fmt::print("complex_computation over float32[{}, {}] on one CUDA device, {} runs each\n", side, side, runs);
   double anchor = am::detail::cuda::time_reference_complex_computation(0, side * side, runs);
@@ -114,3 +114,5 @@ int main(int argc, char** argv) {
 #endif
   return 0;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_gpu", run, argc, argv); }

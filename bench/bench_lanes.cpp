@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 
 #include <fmt/core.h>
 
@@ -19,14 +20,11 @@
 #include <string>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
-
 
 double micros(clock_type::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
@@ -160,9 +158,11 @@ double caf_throughput(caf::actor_system& sys, int messages) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const int rounds = int_flag(argc, argv, "--rounds", 5000);
-  const int messages = int_flag(argc, argv, "--messages", 200000);
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "blocking calls and one-way throughput through a lane, against raw CAF");
+  const int rounds = flag.integer("--rounds", 5000, "timed rounds");
+  const int messages = flag.integer("--messages", 200000, "one-way messages for the throughput figure");
+  flag.finish();
   am::options opts;
   opts.cpu_devices = 1;
   opts.use_gpus = false;
@@ -193,7 +193,11 @@ int main(int argc, char** argv) {
   fmt::print("  actormesh lane calls                                 {:10.0f} /s\n", lane_rate);
   fmt::print("  raw CAF anon_send to a detached actor                {:10.0f} /s   lane/peer rate {:.2f}\n",
              caf_rate, lane_rate / caf_rate);
+  am::bench::ratio_line(scoped_med / lane_med, "lane round trip: raw CAF scoped_actor request time / lane time");
+  am::bench::ratio_line(lane_rate / caf_rate, "lane one-way calls: lane rate / raw CAF anon_send rate");
   fmt::print("targets: round trip <= 10 us median ({}), throughput >= 0.8x raw CAF ({})\n",
              lane_med <= 10 ? "met" : "missed", lane_rate >= 0.8 * caf_rate ? "met" : "missed");
   return 0;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_lanes", run, argc, argv); }

@@ -13,12 +13,12 @@
 #include "bench_report.hpp"
 
 #include <cblas.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
-using am::bench::int_flag;
 using am::bench::percentile;
 
 namespace {
@@ -86,6 +86,8 @@ void compare(am::dtype type, const char* label, long long n, long long rounds) {
               count, flop / blocks / 1e9, direct / blocks, count, blocks / all);
   std::printf("RESULT matmul_%s_one_ratio %.3f\nRESULT matmul_%s_all_ratio %.3f\nRESULT matmul_%s_blocks_ratio %.3f\n",
               label, direct / one, label, direct / all, label, direct / blocks);
+  am::bench::ratio_line(direct / one, fmt::format("{} {}x{} product, one device: speed / OpenBLAS's", label, n, n));
+  am::bench::ratio_line(direct / all, fmt::format("{} {}x{} product, {} devices: speed / OpenBLAS's", label, n, n, count));
 }
 
 /// One cblas call per batch row: the peer of a batched matmul.
@@ -131,16 +133,20 @@ void compare_batched(am::dtype type, const char* label, long long batch, long lo
               flop / all / 1e9, direct / all);
   std::printf("RESULT matmul_%s_%s_one_ratio %.3f\nRESULT matmul_%s_%s_all_ratio %.3f\n", kind, label, direct / one,
               kind, label, direct / all);
+  am::bench::ratio_line(direct / one, fmt::format("{} {} products, one device: speed / a loop of OpenBLAS calls", label, kind));
+  am::bench::ratio_line(direct / all, fmt::format("{} {} products, {} devices: speed / a loop of OpenBLAS calls", label, kind, count));
 }
 
 int run(int argc, char** argv) {
-  auto n = int_flag(argc, argv, "--n", 2048);
-  auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 5));
+  am::bench::flags flag(argc, argv, "am::matmul of float32 and float64 matrices, one device and sharded, against OpenBLAS called directly");
+  auto n = flag.integer("--n", 2048, "side of the square matrices");
+  auto rounds = std::max<long long>(1, flag.integer("--rounds", 5, "timed rounds"));
+  auto batch = flag.integer("--batch", 64, "matrices in the batched products");
+  auto size = flag.integer("--size", 256, "side of each matrix of the batch");
+  flag.finish();
   am::runtime rt(argc, argv);
   compare<float>(am::dtype::float32, "float32", n, rounds);
   compare<double>(am::dtype::float64, "float64", n, rounds);
-  auto batch = int_flag(argc, argv, "--batch", 64);
-  auto size = int_flag(argc, argv, "--size", 256);
   for (bool shared : {false, true}) {
     compare_batched<float>(am::dtype::float32, "float32", batch, size, shared, rounds);
     compare_batched<double>(am::dtype::float64, "float64", batch, size, shared, rounds);

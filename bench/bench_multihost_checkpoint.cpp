@@ -9,8 +9,7 @@
 // fast. Files go under --dir (default /tmp, which on this VM is the same disk as the tree); the
 // driver removes them.
 //
-//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 \
-//   actormesh launch -n 4 --cpu-devices 2 -- ./build/bench/bench_multihost_checkpoint [--mib M] [--rounds R]
+//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 actormesh launch -n 4 --cpu-devices 2 -- ./build/bench/bench_multihost_checkpoint [--mib M] [--rounds R]
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
@@ -26,8 +25,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-using am::bench::int_flag;
 
 namespace {
 
@@ -68,13 +65,12 @@ void report(const char* what, const std::string& key, const std::vector<double>&
 }
 
 int run(int argc, char** argv) {
-  const auto mib = std::max<long long>(1, int_flag(argc, argv, "--mib", 256));
-  const auto warmup = int_flag(argc, argv, "--warmup", 1);
-  const auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", 5));
-  std::string base = "/tmp";
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--dir")
-      base = argv[i + 1];
+  am::bench::flags flag(argc, argv, "save_checkpoint and restore_checkpoint of one global array, against plain POSIX writes and reads");
+  const auto mib = std::max<long long>(1, flag.integer("--mib", 256, "MiB per operation"));
+  const auto warmup = flag.integer("--warmup", 1, "untimed rounds first");
+  const auto rounds = std::max<long long>(1, flag.integer("--rounds", 5, "timed rounds"));
+  const std::string base = flag.text("--dir", "/tmp", "folder the checkpoints are written under");
+  flag.finish();
   am::runtime rt(argc, argv);
   const int p = am::process_index();
   const auto pid = mh::broadcast_one_to_all(static_cast<std::int64_t>(::getpid()));

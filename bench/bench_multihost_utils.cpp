@@ -14,8 +14,7 @@
 // gathered row r must hold r + 1 everywhere, a broadcast value 1 (process 0's), so a broken run
 // cannot look fast.
 //
-//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 \
-//   actormesh launch -n 4 --cpu-devices 1 -- ./build/bench/bench_multihost_utils --bytes 1024 [--warmup W] [--rounds R]
+//   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 actormesh launch -n 4 --cpu-devices 1 -- ./build/bench/bench_multihost_utils --bytes 1024 [--warmup W] [--rounds R]
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
@@ -28,8 +27,6 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-using am::bench::int_flag;
 
 namespace {
 
@@ -100,10 +97,12 @@ void report(const char* what, const std::string& key, const std::vector<double>&
 }
 
 int run(int argc, char** argv) {
-  const auto bytes = static_cast<std::size_t>(std::max<long long>(1, int_flag(argc, argv, "--bytes", 1024)));
+  am::bench::flags flag(argc, argv, "process_allgather and broadcast_one_to_all across every process, against a communicator of our own");
+  const auto bytes = static_cast<std::size_t>(std::max<long long>(1, flag.integer("--bytes", 1024, "bytes per operation")));
   const bool large = bytes >= (1u << 20);
-  const auto warmup = int_flag(argc, argv, "--warmup", large ? 2 : 50);
-  const auto rounds = std::max<long long>(1, int_flag(argc, argv, "--rounds", large ? 10 : 500));
+  const auto warmup = flag.integer("--warmup", large ? 2 : 50, "untimed rounds first");
+  const auto rounds = std::max<long long>(1, flag.integer("--rounds", large ? 10 : 500, "timed rounds"));
+  flag.finish();
   // The flight recorder keeps every timed call, for the phases below (unless told otherwise).
   ::setenv("AM_FLIGHT_RECORDER_ENTRIES", std::to_string(8 * (warmup + rounds) + 64).c_str(), 0);
   am::runtime rt(argc, argv);

@@ -31,7 +31,6 @@
 #include <vector>
 
 using am::array;
-using am::bench::int_flag;
 using am::bench::median_seconds;
 
 namespace {
@@ -102,6 +101,7 @@ void print_vs_jax(const char* what, double ours, double theirs, const char* targ
   }
   fmt::print("{:<44} {:>10.3f} ms   JAX {:>10.3f} ms   {:.2f}x  (target {})\n", what, ours * 1e3, theirs * 1e3,
              theirs / ours, target);
+  am::bench::ratio_line(theirs / ours, std::string(what) + ": speed / JAX's");
 }
 
 /// 1. psum over every device against memcpy of the same bytes.
@@ -127,6 +127,7 @@ void psum_vs_memcpy(const std::vector<am::device>& devices, std::int64_t floats,
   fmt::print("memcpy of the same {:.0f} MiB: {:.3f} ms ({:.2f} GB/s)\n", mib, copy * 1e3,
              static_cast<double>(bytes) / copy / 1e9);
   fmt::print("psum / memcpy bandwidth: {:.2f}x  (target >= 0.5x)\n", copy / ours);
+  am::bench::ratio_line(copy / ours, "psum over the devices: bandwidth / memcpy's of the same bytes");
   // The same psum without collective stages (one plan: reduce-scatter and all-gather through the
   // plan's shard moves), for the stages' effect in the same run.
   am::detail::set_stages_enabled(false);
@@ -229,11 +230,14 @@ void seed_training(const std::vector<am::device>& all, long long steps,
 }
 
 int run(int argc, char** argv) {
-  const auto floats = int_flag(argc, argv, "--floats", 2 << 20);
-  const auto batch = int_flag(argc, argv, "--batch", 4096);
-  const auto width = int_flag(argc, argv, "--width", 512);
-  const auto rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 5));
-  const auto steps = int_flag(argc, argv, "--steps", 1000);
+  am::bench::flags flag(argc, argv, "pmap's psum against memcpy, the data-parallel MLP step and the seed's training loop against JAX");
+  const auto floats = flag.integer("--floats", 2 << 20, "float32 per device");
+  const auto batch = flag.integer("--batch", 4096, "batch (rows of the inputs)");
+  const auto width = flag.integer("--width", 512, "width of the MLP layers");
+  const auto rounds = static_cast<int>(flag.integer("--rounds", 5, "timed rounds"));
+  const auto steps = flag.integer("--steps", 1000, "steps of the training loop");
+  const auto psum_rounds = static_cast<int>(flag.integer("--psum-rounds", 20, "timed rounds of the psum figure"));
+  flag.finish();
   if (batch % 8 != 0)
     throw std::invalid_argument("--batch must be a multiple of 8");
   // JAX first, alone on the cores (its process ends before ours starts its devices).
@@ -245,7 +249,7 @@ int run(int argc, char** argv) {
   auto devices = am::local_devices();
   fmt::print("bench_pmap: {} CPU devices, {} hardware threads (loaded machine unless stated)\n\n", devices.size(),
              std::thread::hardware_concurrency());
-  psum_vs_memcpy(devices, floats, static_cast<int>(int_flag(argc, argv, "--psum-rounds", 20)));
+  psum_vs_memcpy(devices, floats, psum_rounds);
   mlp_step(devices, batch, width, rounds, jax);
   seed_training(devices, steps, jax);
   return 0;

@@ -22,7 +22,6 @@
 #include <vector>
 
 using am::array;
-using am::bench::int_flag;
 using am::bench::median_seconds;
 
 namespace {
@@ -55,14 +54,16 @@ double memcpy_seconds(int ordinal, std::size_t bytes, int rounds) {
 #endif
 
 int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "pmap on one CUDA device: elementwise bandwidth against the HBM peak and memcpy");
+  [[maybe_unused]] const auto mib = flag.integer("--mib", 1024, "MiB per operation");
+  [[maybe_unused]] const auto rounds = static_cast<int>(flag.integer("--rounds", 20, "timed rounds"));
+  flag.finish();
   auto gpus = am::discover_gpus(true);
   if (gpus.count == 0) {
     fmt::print("bench_pmap_gpu: no usable GPU ({}); nothing to measure\n", gpus.reason);
     return 0;
   }
 #if AM_HAVE_CUDA
-  const auto mib = int_flag(argc, argv, "--mib", 1024);
-  const auto rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 20));
   am::options opts;
   opts.cpu_devices = static_cast<int>(gpus.count);
   am::runtime rt(argc, argv, opts);

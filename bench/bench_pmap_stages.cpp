@@ -22,7 +22,6 @@
 namespace {
 
 using am::array;
-using am::bench::int_flag;
 using am::bench::median_seconds;
 
 /// Median seconds of `f(x)` under pmap over the devices, after warm-up calls.
@@ -54,13 +53,17 @@ void compare(const char* name, const std::function<array(const array&)>& f, cons
              "stages/one plan {:5.2f}x   vs memcpy {:5.2f}x\n",
              name, staged * 1e3, plain * 1e3, static_cast<double>(copied) / (1 << 20), copy * 1e3, plain / staged,
              copy / staged);
+  am::bench::ratio_line(plain / staged, std::string(name) + ": speed with stages / as one plan");
+  am::bench::ratio_line(copy / staged, std::string(name) + ": speed / a memcpy of the bytes it moves");
 }
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const auto floats = int_flag(argc, argv, "--floats", 262144);
-  const auto rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 20));
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "pmap's all_gather, psum_scatter and ppermute stages over 8 CPU devices, against memcpy peers");
+  const auto floats = flag.integer("--floats", 262144, "float32 per device");
+  const auto rounds = static_cast<int>(flag.integer("--rounds", 20, "timed rounds"));
+  flag.finish();
   am::options opts;
   opts.cpu_devices = 8;
   opts.use_gpus = false;
@@ -83,3 +86,5 @@ int main(int argc, char** argv) {
   compare("ppermute", [ring](const array& a) { return am::ppermute(a, "i", ring); }, x, all, rounds);
   return 0;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_pmap_stages", run, argc, argv); }

@@ -42,8 +42,10 @@ double loop_seconds(int reps, std::vector<float>& out, int threads) {
 }
 
 int run(int argc, char** argv) {
-  auto n = am::bench::int_flag(argc, argv, "--n", 4096);
-  auto reps = static_cast<int>(am::bench::int_flag(argc, argv, "--reps", 5));
+  am::bench::flags flag(argc, argv, "am::uniform and am::normal (threefry2x32) over 8 CPU devices, against a loop over the cores");
+  auto n = flag.integer("--n", 4096, "side of the square array");
+  auto reps = static_cast<int>(flag.integer("--reps", 5, "timed repetitions (the median is reported)"));
+  flag.finish();
   am::options opts;
   opts.cpu_devices = 8;
   opts.use_gpus = false;
@@ -72,6 +74,7 @@ int run(int argc, char** argv) {
     double peer = r.peer();
     fmt::print("  {:<8} {:9.2f} ms  {:6.3f} Gelem/s   loop {:9.2f} ms   {:5.2f}x the loop\n", r.what, ours * 1e3,
                elems / ours / 1e9, peer * 1e3, peer / ours);
+    am::bench::ratio_line(peer / ours, std::string(r.what) + ": speed / the same generator's loop");
   }
   return 0;
 }

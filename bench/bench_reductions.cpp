@@ -35,8 +35,6 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 /// The interpreter that runs the numpy peer.
@@ -171,9 +169,11 @@ struct reduction {
 
 int main(int argc, char** argv) {
   return am::bench::guarded_main("bench_reductions", [](int argc, char** argv) {
-    const std::int64_t n = int_flag(argc, argv, "--n", 8192);
-    const int reps = static_cast<int>(int_flag(argc, argv, "--reps", 5));
-    const int devices = static_cast<int>(int_flag(argc, argv, "--devices", 8));
+    am::bench::flags flag(argc, argv, "sum, mean, max and min of a sharded float32 array, against an AVX2 loop and numpy");
+    const std::int64_t n = flag.integer("--n", 8192, "side of the square array");
+    const int reps = static_cast<int>(flag.integer("--reps", 5, "timed repetitions (the median is reported)"));
+    const int devices = static_cast<int>(flag.integer("--devices", 8, "CPU devices"));
+    flag.finish();
     if (!am::bench::reference_reduce_supported()) {
       fmt::print("this CPU has no AVX2: the reference loop cannot run\n");
       return 4;
@@ -252,6 +252,9 @@ int main(int argc, char** argv) {
         fmt::print("  {:<4} {:<5} {:9.2f} {:9.2f} {:>9} {:7.2f}x {:>8}{}\n", r.name, axis_name, ours * 1e3,
                    loop * 1e3, np > 0 ? fmt::format("{:.2f}", np * 1e3) : "-", loop / ours,
                    np > 0 ? fmt::format("{:.2f}x", np / ours) : "-", note);
+        am::bench::ratio_line(loop / ours, fmt::format("{} {}: speed / the AVX2 loop's", r.name, axis_name));
+        if (np > 0)
+          am::bench::ratio_line(np / ours, fmt::format("{} {}: speed / numpy's", r.name, axis_name));
       }
     }
     fmt::print("targets: >= 0.8x the loop ({}: worst {:.2f}x), >= 1.0x numpy ({})\n",

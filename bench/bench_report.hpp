@@ -12,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace am::bench {
@@ -43,6 +44,15 @@ inline double median_seconds(int reps, const std::function<void()>& body) {
   if (progress)
     progress->finish();
   return percentile(t, 0.5);
+}
+
+/// One figure for bench/run_cpu_benchmarks.sh's table: `RATIO <value> <what>` on standard output,
+/// `what` naming the figure and its peer the way the benchmark's own line does (which way is better
+/// is in that line: a speed ratio, or a cost such as a trace's).
+inline void ratio_line(double value, const std::string& what) {
+  std::fflush(stdout);
+  std::printf("RATIO %.3f %s\n", value, what.c_str());
+  std::fflush(stdout);
 }
 
 /// Runs `run(argc, argv)`; an exception becomes "<name>: <what>" on stderr and status 2.

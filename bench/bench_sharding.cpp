@@ -24,6 +24,7 @@
 #include "devices/cpu/cpu_region_runner.hpp"
 
 #include "bench_flags.hpp"
+#include "bench_report.hpp"
 
 #include <fmt/core.h>
 
@@ -36,12 +37,9 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
 
 /// Median seconds of `reps` runs of `body` after one warm-up run (reps 0: the one run's seconds).
 double median_seconds(int reps, const std::function<void()>& body) {
@@ -87,13 +85,17 @@ am::array complex_computation(const am::array& x) {
 void report(const char* what, double seconds, double elems, double anchor_seconds) {
   fmt::print("  {:<44} {:9.2f} ms  {:6.3f} Gelem/s  {:5.2f}x the hand-written loop\n", what, seconds * 1e3,
              elems / seconds / 1e9, anchor_seconds / seconds);
+  am::bench::ratio_line(anchor_seconds / seconds, std::string(what) + ": speed / the hand-written loop's");
 }
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const std::int64_t n = int_flag(argc, argv, "--n", 8192);
-  const int reps = int_flag(argc, argv, "--reps", 5);
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "sin and the seed's complex_computation on 8 CPU devices, eager and jitted, against loops");
+  const std::int64_t n = flag.integer("--n", 8192, "side of the square array");
+  const int reps = flag.integer("--reps", 5, "timed repetitions (the median is reported)");
+  const int rounds = static_cast<int>(flag.integer("--rounds", 9, "rounds of the loop against jit (issue 11, item 3)"));
+  flag.finish();
   am::options opts;
   opts.cpu_devices = 8;
   opts.use_gpus = false;
@@ -136,7 +138,6 @@ int main(int argc, char** argv) {
 
   // Item 3 of issue 11: the loop and jit in turn, one run each per round (load from other processes
   // hits both alike), without and with the compute gate (devices/cpu/cpu_compute_gate.hpp).
-  const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 9));
   const int gate_before = am::detail::cpu_compute_slots();
   const bool sharing_before = am::detail::region_sharing();
   std::vector<double> t_loop, t_jit, t_alone, t_gate;
@@ -174,6 +175,7 @@ int main(int argc, char** argv) {
     auto v = stats(t), q = stats(ratio);
     fmt::print("  {:<50} {:7.2f} ms ({:.2f}-{:.2f})  {:.2f}x the loop ({:.2f}-{:.2f})\n", what, v[0] * 1e3,
                v[1] * 1e3, v[2] * 1e3, q[0], q[1], q[2]);
+    am::bench::ratio_line(q[0], "complex_computation, " + what + ": speed / the loop's (median of rounds)");
   };
   line("jit, 8 shards (tiles shared, the default)", t_jit);
   line("jit, 8 shards, tiles not shared (AM_CPU_SHARE_TILES=0)", t_alone);
@@ -196,3 +198,5 @@ int main(int argc, char** argv) {
              dispatch <= 10 ? "met" : "missed");
   return 0;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_sharding", run, argc, argv); }

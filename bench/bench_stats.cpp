@@ -20,8 +20,6 @@
 #include <thread>
 #include <vector>
 
-using am::bench::int_flag;
-
 namespace {
 
 /// CPU nanoseconds of the calling thread.
@@ -40,8 +38,10 @@ double count_ns(long long calls, int devices) {
 
 int main(int argc, char** argv) {
   return am::bench::guarded_main("bench_stats", [](int c, char** v) {
-    const int ops = static_cast<int>(int_flag(c, v, "--ops", 20000));
-    const long long calls = int_flag(c, v, "--calls", 20'000'000);
+    am::bench::flags flag(c, v, "what the live counters (am::runtime_stats) cost a device call");
+    const int ops = static_cast<int>(flag.integer("--ops", 20000, "operations per round"));
+    const long long calls = flag.integer("--calls", 20'000'000, "counter updates timed alone");
+    flag.finish();
     am::runtime rt;
     auto tiny = am::bench::tiny_sharded_array();
     const auto n = static_cast<std::int64_t>(tiny.addressable_shards().size());

@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <vector>
 
-using am::bench::int_flag;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
@@ -65,8 +64,10 @@ double hook_ns(long long n) {
 }
 
 int run(int argc, char** argv) {
-  const int ops = static_cast<int>(int_flag(argc, argv, "--ops", 20000));
-  const int rounds = static_cast<int>(int_flag(argc, argv, "--rounds", 7));
+  am::bench::flags flag(argc, argv, "what recording a trace costs dispatch and completion, trace off against on");
+  const int ops = static_cast<int>(flag.integer("--ops", 20000, "operations per round"));
+  const int rounds = static_cast<int>(flag.integer("--rounds", 7, "timed rounds"));
+  flag.finish();
   am::runtime rt;
   auto tiny = am::bench::tiny_sharded_array();
   const auto n = static_cast<std::int64_t>(tiny.addressable_shards().size());
@@ -112,6 +113,7 @@ int run(int argc, char** argv) {
   fmt::print("  dispatch (caller side), untraced: {:.2f} us per op\n", med(off_d));
   fmt::print("  dispatch, traced:                 {:.2f} us per op  ratio {:.3f}x (target <= 1.05x: {})\n", med(on_d),
              med(on_d) / med(off_d), med(on_d) <= 1.05 * med(off_d) ? "met" : "missed");
+  am::bench::ratio_line(med(on_d) / med(off_d), "dispatch cost: traced / untraced (target <= 1.05)");
   fmt::print("  dispatch ratio per round:");
   for (double x : ratios)
     fmt::print(" {:.3f}", x);

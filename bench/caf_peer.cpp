@@ -17,6 +17,7 @@
 // The program forks before any actor system exists: the parent serves (and, for the barrier, takes
 // part as process 0), children connect to the port it sends them through a pipe. Every process
 // prints nothing but the measuring one, ends after its loop, and an alarm bounds each.
+#include "bench_flags.hpp"
 #include "bench_report.hpp"
 
 #include <caf/all.hpp>
@@ -39,14 +40,6 @@ using am::bench::percentile;
 
 using clock_type = std::chrono::steady_clock;
 using barrier_atom = caf::atom_constant<caf::atom("barrier")>;
-
-long long int_flag(int argc, char** argv, const char* name, long long fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::atoll(argv[i + 1]);
-  return fallback;
-}
-
 
 /// The configuration the actormesh runtime uses in a cluster (devices/detail/runtime_impl.cpp,
 /// actors/cluster/join.cpp).
@@ -201,12 +194,19 @@ int barrier_main(int processes, long long warmup, long long rounds) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "barrier") == 0)
-    return barrier_main(static_cast<int>(std::max(2LL, int_flag(argc, argv, "--processes", 4))),
-                        int_flag(argc, argv, "--warmup", 200), std::max(1LL, int_flag(argc, argv, "--rounds", 2000)));
-  long long warmup = int_flag(argc, argv, "--warmup", 500);
-  long long rounds = std::max(1LL, int_flag(argc, argv, "--rounds", 5000));
+int run(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "barrier") == 0) {
+    am::bench::flags flag(argc, argv, "caf_peer barrier: a central barrier of one CAF actor across processes");
+    const auto processes = std::max(2LL, flag.integer("--processes", 4, "processes (at least 2)"));
+    const auto warmup = flag.integer("--warmup", 200, "untimed rounds first");
+    const auto rounds = std::max(1LL, flag.integer("--rounds", 2000, "timed rounds"));
+    flag.finish();
+    return barrier_main(static_cast<int>(processes), warmup, rounds);
+  }
+  am::bench::flags flag(argc, argv, "caf_peer: a CAF request/response round trip between two processes over the middleman");
+  long long warmup = flag.integer("--warmup", 500, "untimed rounds first");
+  long long rounds = std::max(1LL, flag.integer("--rounds", 5000, "timed rounds"));
+  flag.finish();
   int port_pipe[2], quit_pipe[2];
   if (::pipe(port_pipe) != 0 || ::pipe(quit_pipe) != 0)
     return 2;
@@ -229,3 +229,5 @@ int main(int argc, char** argv) {
   ::waitpid(child, &status, 0);
   return rc;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("caf_peer", run, argc, argv); }

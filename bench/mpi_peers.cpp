@@ -27,6 +27,7 @@
 // once and reused, as in the actormesh programs, and the result is checked.
 //
 //   mpirun --allow-run-as-root --oversubscribe -np 4 --mca pml ob1 --mca btl tcp,self ./build/bench/mpi_peers allreduce
+#include "bench_flags.hpp"
 #include "bench_report.hpp"
 
 #include <mpi.h>
@@ -42,17 +43,11 @@ namespace {
 
 using am::bench::percentile;
 
-long long int_flag(int argc, char** argv, const char* name, long long fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::atoll(argv[i + 1]);
-  return fallback;
-}
-
-
 int barrier(int argc, char** argv, int rank, int n) {
-  long long warmup = int_flag(argc, argv, "--warmup", 200);
-  long long rounds = std::max(1LL, int_flag(argc, argv, "--rounds", 2000));
+  am::bench::flags flag(argc, argv, "mpi_peers barrier: MPI_Barrier across the ranks");
+  long long warmup = flag.integer("--warmup", 200, "untimed rounds first");
+  long long rounds = std::max(1LL, flag.integer("--rounds", 2000, "timed rounds"));
+  flag.finish();
   std::vector<double> us;
   us.reserve(static_cast<std::size_t>(rounds));
   for (long long k = 0; k < warmup + rounds; ++k) {
@@ -71,9 +66,11 @@ int barrier(int argc, char** argv, int rank, int n) {
 }
 
 int allreduce(int argc, char** argv, int rank, int n) {
-  long long mib = std::max(1LL, int_flag(argc, argv, "--mib", 64));
-  long long warmup = int_flag(argc, argv, "--warmup", 3);
-  long long rounds = std::max(1LL, int_flag(argc, argv, "--rounds", 10));
+  am::bench::flags flag(argc, argv, "mpi_peers allreduce: a float32 sum MPI_Allreduce across the ranks");
+  long long mib = std::max(1LL, flag.integer("--mib", 64, "MiB per operation"));
+  long long warmup = flag.integer("--warmup", 3, "untimed rounds first");
+  long long rounds = std::max(1LL, flag.integer("--rounds", 10, "timed rounds"));
+  flag.finish();
   std::size_t count = static_cast<std::size_t>(mib) * (1 << 20) / sizeof(float);
   std::vector<float> in(count, 1.0f), out(count, 0.0f);
   std::vector<double> seconds;
@@ -102,10 +99,12 @@ int allreduce(int argc, char** argv, int rank, int n) {
 /// the peers of process_allgather and broadcast_one_to_all. Buffers are touched once and reused;
 /// the result is checked (row r of a gather holds r + 1, a broadcast holds rank 0's 1).
 int bytes_collective(const std::string& mode, int argc, char** argv, int rank, int n) {
-  const auto bytes = static_cast<std::size_t>(std::max(1LL, int_flag(argc, argv, "--bytes", 1024)));
+  am::bench::flags flag(argc, argv, "mpi_peers allgather|bcast: MPI_Allgather, or MPI_Bcast from rank 0, of --bytes per rank");
+  const auto bytes = static_cast<std::size_t>(std::max(1LL, flag.integer("--bytes", 1024, "bytes per operation")));
   const bool large = bytes >= (1u << 20);
-  long long warmup = int_flag(argc, argv, "--warmup", large ? 2 : 50);
-  long long rounds = std::max(1LL, int_flag(argc, argv, "--rounds", large ? 10 : 500));
+  long long warmup = flag.integer("--warmup", large ? 2 : 50, "untimed rounds first");
+  long long rounds = std::max(1LL, flag.integer("--rounds", large ? 10 : 500, "timed rounds"));
+  flag.finish();
   const bool gather = mode == "allgather";
   std::vector<unsigned char> in(bytes, static_cast<unsigned char>(rank + 1));
   std::vector<unsigned char> out(gather ? bytes * static_cast<std::size_t>(n) : 0, 0);
@@ -150,7 +149,7 @@ int bytes_collective(const std::string& mode, int argc, char** argv, int rank, i
 
 } // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, n = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -169,3 +168,5 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return rc;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("mpi_peers", run, argc, argv); }

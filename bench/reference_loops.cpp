@@ -1,7 +1,7 @@
 // Compiled with -mavx512f (bench/CMakeLists.txt); the AVX-512 path only runs where the CPU has it.
 #include "reference_loops.hpp"
 
-#include <immintrin.h>
+#include "devices/cpu/avx512_intrinsics.hpp" // <immintrin.h> without GCC 12's false warning
 #include <sleef.h>
 
 #include <cmath>

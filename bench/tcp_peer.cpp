@@ -17,6 +17,7 @@
 //       (MPI_Barrier polls; this sleeps in read()). Process 0 times each barrier.
 //
 // Every process ends by itself (an alarm bounds each).
+#include "bench_flags.hpp"
 #include "bench_report.hpp"
 
 #include <arpa/inet.h>
@@ -39,14 +40,6 @@ namespace {
 using am::bench::percentile;
 
 using clock_type = std::chrono::steady_clock;
-
-long long int_flag(int argc, char** argv, const char* name, long long fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0)
-      return std::atoll(argv[i + 1]);
-  return fallback;
-}
-
 
 [[noreturn]] void fail(const char* what) {
   std::perror(what);
@@ -173,13 +166,20 @@ int barrier_main(int n, long long warmup, long long rounds) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "barrier") == 0)
-    return barrier_main(static_cast<int>(std::clamp(int_flag(argc, argv, "--processes", 4), 2LL, 64LL)),
-                        int_flag(argc, argv, "--warmup", 200), std::max(1LL, int_flag(argc, argv, "--rounds", 2000)));
-  long long mib = std::max(1LL, int_flag(argc, argv, "--mib", 256));
-  long long warmup = int_flag(argc, argv, "--warmup", 2);
-  long long rounds = std::max(1LL, int_flag(argc, argv, "--rounds", 8));
+int run(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "barrier") == 0) {
+    am::bench::flags flag(argc, argv, "tcp_peer barrier: a dissemination barrier over loopback TCP between forked processes");
+    const auto processes = std::clamp(flag.integer("--processes", 4, "processes (2 to 64)"), 2LL, 64LL);
+    const auto warmup = flag.integer("--warmup", 200, "untimed rounds first");
+    const auto rounds = std::max(1LL, flag.integer("--rounds", 2000, "timed rounds"));
+    flag.finish();
+    return barrier_main(static_cast<int>(processes), warmup, rounds);
+  }
+  am::bench::flags flag(argc, argv, "tcp_peer [transfer]: bytes moved over one loopback TCP connection");
+  long long mib = std::max(1LL, flag.integer("--mib", 256, "MiB per operation"));
+  long long warmup = flag.integer("--warmup", 2, "untimed rounds first");
+  long long rounds = std::max(1LL, flag.integer("--rounds", 8, "timed rounds"));
+  flag.finish();
   std::size_t count = static_cast<std::size_t>(mib) << 20;
 
   int listener = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -240,3 +240,5 @@ int main(int argc, char** argv) {
   std::printf("RESULT tcp_transfer_gbs %.4f\n", rate(med));
   return right && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
+
+int main(int argc, char** argv) { return am::bench::guarded_main("tcp_peer", run, argc, argv); }

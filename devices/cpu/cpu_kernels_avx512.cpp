@@ -3,13 +3,7 @@
 // u10, the only ones SLEEF has), sqrt is the hardware's correctly rounded one.
 #include "devices/cpu/cpu_kernels.hpp"
 
-// GCC 12's AVX-512 header starts _mm512_min_ps/max_pd and friends from a self-initialized
-// `__Y = __Y` (an intentionally undefined vector); once inlined into our reductions,
-// -Wmaybe-uninitialized reports that line. The pragma covers the header's lines only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "devices/cpu/avx512_intrinsics.hpp"
 #include <math.h>
 #include <sleef.h>
 
