@@ -29,7 +29,7 @@ struct collectives_state {
   std::map<std::string, std::uint32_t> tracks;    ///< by communicator
 };
 
-collectives_state& state() {
+collectives_state& collectives() {
   static collectives_state* s = new collectives_state;
   return *s;
 }
@@ -82,7 +82,7 @@ void trace_collective_issued(const flight_recorder* recorder, const flight_entry
     for (int p : entry.participants)
       peers += (peers.empty() ? "" : ",") + std::to_string(p);
     op.detail = entry.signature + " | communicator " + entry.communicator + " | peers [" + peers + "]";
-    auto& s = state();
+    auto& s = collectives();
     std::lock_guard<std::mutex> lock(s.mutex);
     auto [it, fresh] = s.tracks.try_emplace(entry.communicator, 0);
     if (fresh)
@@ -102,7 +102,7 @@ void trace_collective_marked(const flight_recorder* recorder, std::uint64_t reco
     const std::int64_t now = trace_ticks();
     open_op op;
     {
-      auto& s = state();
+      auto& s = collectives();
       std::lock_guard<std::mutex> lock(s.mutex);
       auto it = s.open.find(record);
       if (it == s.open.end())

@@ -27,7 +27,7 @@ struct session_state {
   bool exit_hook = false;
 };
 
-session_state& state() {
+session_state& session() {
   static session_state* s = new session_state; // never destroyed: written from an exit handler
   return *s;
 }
@@ -44,7 +44,7 @@ std::string write_and_close(session_state& s) {
 }
 
 void write_at_exit() {
-  auto& s = state();
+  auto& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.by == owner::none)
     return;
@@ -91,7 +91,7 @@ std::string trace_file_of(const std::string& path, int process, int processes) {
 }
 
 void runtime_trace_open(const std::string& path, int process, int processes) {
-  auto& s = state();
+  auto& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.by == owner::none) {
     if (path.empty())
@@ -103,7 +103,7 @@ void runtime_trace_open(const std::string& path, int process, int processes) {
 }
 
 void runtime_trace_joined(detail::cluster_services& cluster) {
-  auto& s = state();
+  auto& s = session();
   std::unique_lock<std::mutex> lock(s.mutex);
   if (s.by == owner::none || cluster.process_count() <= 1)
     return;
@@ -119,7 +119,7 @@ void runtime_trace_joined(detail::cluster_services& cluster) {
 
 void runtime_trace_stop() noexcept {
   try {
-    auto& s = state();
+    auto& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.by != owner::runtime)
       return;
@@ -132,7 +132,7 @@ void runtime_trace_stop() noexcept {
 }
 
 void code_trace_start(const std::string& path) {
-  auto& s = state();
+  auto& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.by != owner::none)
     throw value_error("start_trace: a trace is already being recorded (to '" + s.path + "')");
@@ -140,7 +140,7 @@ void code_trace_start(const std::string& path) {
 }
 
 std::string code_trace_stop() {
-  auto& s = state();
+  auto& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.by != owner::code)
     return "";

@@ -1,4 +1,5 @@
 #include "sharding/make_array.hpp"
+#include "actors/shape.hpp"
 
 #include "actors/errors.hpp"
 #include "devices/calls.hpp"
@@ -13,13 +14,6 @@
 namespace am {
 
 namespace {
-
-std::string shape_text(const shape_t& s) {
-  std::string out = "(";
-  for (std::size_t k = 0; k < s.size(); ++k)
-    out += (k ? ", " : "") + std::to_string(s[k]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
 
 array assemble(const shape_t& shape, am::dtype type, const sharding_ptr& s, std::vector<shard> shards) {
   auto st = std::make_shared<detail::array_state>();
@@ -63,9 +57,9 @@ array make_array_from_callback(const shape_t& shape, const sharding_ptr& s, cons
     if (!bytes) {
       auto data = data_callback(pl.index);
       if (data.shape() != detail::extents(pl.index))
-        throw value_error("make_array_from_callback: the callback returned shape " + shape_text(data.shape())
+        throw value_error("make_array_from_callback: the callback returned shape " + shape_to_string(data.shape())
                           + " for the block " + to_string(pl.index) + " of shape "
-                          + shape_text(detail::extents(pl.index)));
+                          + shape_to_string(detail::extents(pl.index)));
       if (type && *type != data.dtype())
         throw value_error("make_array_from_callback: the callback returned dtype "
                           + std::string(am::name(data.dtype())) + " for the block " + to_string(pl.index)
@@ -126,8 +120,8 @@ array make_array_from_single_device_arrays(const shape_t& shape, const sharding_
     auto want = detail::extents(pl.index);
     if (detail::extents(piece.index) != want)
       throw value_error("make_array_from_single_device_arrays: the array on " + to_string(pl.device)
-                        + " has shape " + shape_text(detail::extents(piece.index)) + " but its block "
-                        + to_string(pl.index) + " has shape " + shape_text(want));
+                        + " has shape " + shape_to_string(detail::extents(piece.index)) + " but its block "
+                        + to_string(pl.index) + " has shape " + shape_to_string(want));
     shards.push_back({pl.device, pl.index, pl.replica_id, piece.data});
     ++used;
   }

@@ -1,4 +1,5 @@
 #include "parallel/detail/autodiff.hpp"
+#include "actors/shape.hpp"
 
 #include "actors/errors.hpp"
 #include "parallel/detail/vjp_rules.hpp"
@@ -12,13 +13,6 @@
 namespace am::detail {
 
 namespace {
-
-std::string shape_text(const shape_t& s) {
-  std::string out = "(";
-  for (std::size_t k = 0; k < s.size(); ++k)
-    out += (k ? ", " : "") + std::to_string(s[k]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
 
 /// A fresh node standing for argument `x`, so that each differentiated argument has its own node
 /// even when the same value is passed twice (a reshard to its own sharding lowers to nothing).
@@ -57,7 +51,7 @@ std::vector<array> value_and_grad_traced(const array_function& f, const std::vec
     throw type_error("Gradient only defined for scalar-output functions. Output was empty.");
   auto& out = outputs.front();
   if (!out.shape().empty())
-    throw type_error("Gradient only defined for scalar-output functions. Output had shape: " + shape_text(out.shape())
+    throw type_error("Gradient only defined for scalar-output functions. Output had shape: " + shape_to_string(out.shape())
                      + ".");
   if (!is_floating(out.dtype()))
     throw type_error("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got "

@@ -1,4 +1,5 @@
 #include "parallel/detail/mapping.hpp"
+#include "actors/shape.hpp"
 
 #include "actors/errors.hpp"
 #include "sharding/detail/array_state.hpp"
@@ -23,13 +24,6 @@ std::string spec_text(const axis_specs& specs) {
   return s + (specs.size() == 1 ? ",)" : ")");
 }
 
-std::string shape_text(const shape_t& s) {
-  std::string out = "(";
-  for (std::size_t k = 0; k < s.size(); ++k)
-    out += (k ? ", " : "") + std::to_string(s[k]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 } // namespace
 
 std::vector<axis_spec> match_axes(const axis_specs& specs, std::size_t count, const char* what, const char* which) {
@@ -52,7 +46,7 @@ std::vector<axis_spec> normalize_in_axes(const std::vector<axis_spec>& axes, con
     if (a < -rank || a >= rank)
       throw value_error(std::string(what) + " was requested to map its argument along axis " + std::to_string(a)
                         + ", which implies that its rank should be at least " + std::to_string((a < 0 ? -a : a + 1))
-                        + ", but is only " + std::to_string(rank) + " (its shape is " + shape_text(args[k].shape())
+                        + ", but is only " + std::to_string(rank) + " (its shape is " + shape_to_string(args[k].shape())
                         + ")");
     out[k].axis = a < 0 ? a + rank : a;
   }

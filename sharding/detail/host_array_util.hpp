@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/errors.hpp"
+#include "sharding/detail/axes.hpp" // normalize_axis
 
 namespace am::detail {
 
@@ -35,16 +36,6 @@ inline std::int64_t normalize_index(std::int64_t index, std::int64_t axis, std::
   if (k < 0 || k >= extent)
     throw value_error("index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(axis) +
                       " with size " + std::to_string(extent));
-  return k;
-}
-
-/// An axis number, negative counting from the end; numpy's AxisError ("axis 2 is out of bounds for array
-/// of dimension 2", raised as value_error) when outside.
-inline std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim) {
-  const std::int64_t k = axis < 0 ? axis + ndim : axis;
-  if (k < 0 || k >= ndim)
-    throw value_error("axis " + std::to_string(axis) + " is out of bounds for array of dimension " +
-                      std::to_string(ndim));
   return k;
 }
 
