@@ -2,12 +2,15 @@
 # Both compile everything at -O1 with line tables only (these options come after the build type's
 # -O2 -g, and GCC takes the last): what a sanitizer build is for is its reports, which keep file and
 # line, and most of its compile time went to optimizing and describing instrumented code.
+# -Wmaybe-uninitialized is off in these builds only: GCC's flow analysis runs over instrumented code
+# there, and GCC 12 at -O1 with ASan reports libstdc++'s own std::function inside std::regex
+# (reached through Catch) as maybe uninitialized. The plain build keeps the warning for all code.
 if(AM_SANITIZE STREQUAL "address")
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g1)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g1 -Wno-maybe-uninitialized)
   add_link_options(-fsanitize=address,undefined)
 elseif(AM_SANITIZE STREQUAL "thread")
   # Debian's CAF is not built with TSan; point CAF_ROOT at a TSan build (tools/build-caf-tsan.sh).
-  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -O1 -g1)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -O1 -g1 -Wno-maybe-uninitialized)
   add_link_options(-fsanitize=thread)
   if(NOT CAF_ROOT AND NOT DEFINED ENV{CAF_ROOT})
     message(WARNING "AM_SANITIZE=thread without CAF_ROOT: Debian's CAF is not instrumented and TSan will "
