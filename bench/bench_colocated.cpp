@@ -16,6 +16,7 @@
 #include <caf/all.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_paths.hpp"
 #include "bench_report.hpp"
 #include "tools/worker_processes.hpp"
 
@@ -191,7 +192,7 @@ int run(int argc, char** argv) {
   const auto worker_program = flag.text("--worker-program", am::tools::running_executable(), "the workers' program (this one, with `worker` first)");
   const bool no_ray = flag.present("--no-ray", "skip the Ray peer");
   const auto ray_python = flag.text("--ray-python", default_ray_python(), "the Python that runs the Ray peer");
-  const auto ray_script = flag.text("--ray-script", AM_BENCH_SOURCE_DIR "/ray_peer.py", "the Ray peer's script");
+  const auto ray_script = flag.text("--ray-script", am::bench::source_dir() + "/ray_peer.py", "the Ray peer's script");
   flag.finish();
   if (rounds < 1 || threads < 1 || calls < 1 || processes < 1)
     throw am::value_error("--rounds, --threads, --calls and --processes must be at least 1");

@@ -16,6 +16,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_paths.hpp"
 #include "parallel/detail/staged_pmap.hpp"
 #include "bench_report.hpp"
 
@@ -61,7 +62,7 @@ std::string jax_python() {
 /// Runs the JAX peer with `args`; returns its "name seconds" lines, or an empty vector (with the
 /// reason printed) when JAX is missing or the peer fails.
 std::vector<std::pair<std::string, double>> run_jax_peer(const std::string& args) {
-  std::string script = std::string(AM_BENCH_SOURCE_DIR) + "/jax_pmap_peer.py";
+  std::string script = am::bench::source_dir() + "/jax_pmap_peer.py";
   std::string cmd = "XLA_FLAGS=--xla_force_host_platform_device_count=8 " + jax_python() + " " + script + " " + args
                     + " 2>&1";
   std::vector<std::pair<std::string, double>> out;

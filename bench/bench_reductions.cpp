@@ -17,6 +17,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_paths.hpp"
 #include "bench_report.hpp"
 
 #include <fmt/core.h>
@@ -194,7 +195,7 @@ int main(int argc, char** argv) {
     for (float v : host)
       exact += v;
 
-    numpy_peer numpy(numpy_python(), std::string(AM_BENCH_SOURCE_DIR) + "/numpy_reduce_peer.py", n);
+    numpy_peer numpy(numpy_python(), am::bench::source_dir() + "/numpy_reduce_peer.py", n);
     fmt::print("reductions of {}x{} float32 on {} CPU devices (P('x')), {} cores; loop: AVX2, {} threads; "
                "numpy: {}; median of {}\n",
                n, n, devices, cores, cores, numpy.running() ? "one thread" : "skipped", reps);

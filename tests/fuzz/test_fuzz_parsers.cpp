@@ -22,11 +22,12 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "support/build_paths.hpp"
 
 namespace {
 
 std::vector<std::string> corpus(const std::string& name) {
-  std::ifstream in(std::string(AM_SOURCE_DIR) + "/tests/fuzz/corpus/" + name);
+  std::ifstream in(am::testing::source_dir() + "/tests/fuzz/corpus/" + name);
   REQUIRE(in.good());
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);)

@@ -1,6 +1,7 @@
 // The real `actormesh` tool on bad command lines (issue 6, items 4 and 5): every error, from the
 // argument parser or the library, exits with status 2 and one line on stderr; nothing is clamped,
 // empty entries and overflowing meshes are refused, and huge listings are refused, not printed.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -26,7 +27,7 @@ tool_result run_tool(const std::string& args) {
   const int fd = mkstemp(path);
   REQUIRE(fd >= 0);
   close(fd);
-  const auto run = am::testing::run_command("sh -c \"'" + std::string(AM_TOOL_PATH) + "' " + args + " 2>'" + path + "'\"", 60);
+  const auto run = am::testing::run_command("sh -c \"'" + am::testing::tool_path() + "' " + args + " 2>'" + path + "'\"", 60);
   std::ifstream in(path);
   tool_result r{run.status, run.output, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())};
   std::remove(path);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 #include <sys/wait.h>
+#include "support/build_paths.hpp"
 
 namespace {
 
@@ -16,7 +17,7 @@ struct run_result {
 
 // Runs the tool with `args`; stdout, plus stderr when `with_stderr`.
 run_result run_tool(const std::string& args, bool with_stderr = false) {
-  const std::string command = std::string("'") + AM_TOOL_PATH + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string command = std::string("'") + am::testing::tool_path() + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   run_result r;
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);

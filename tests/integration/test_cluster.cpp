@@ -1,6 +1,7 @@
 // The cluster with real processes on loopback: joining, the device directory, barriers, the store,
 // desync errors, failures (kill -9, SIGSTOP, the coordinator killed), refused peers and garbage on
 // the coordinator's port. Each process runs tests/programs/cluster_probe.cpp.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/process_group.hpp"
 
@@ -15,7 +16,7 @@ using am::testing::cluster_env;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe";
+const std::string probe = am::testing::test_program_dir() + "/cluster_probe";
 
 /// Starts `count` probes playing `scenario`, each with `extra` added to its environment.
 void start_cluster(process_group& group, int count, const std::vector<std::string>& scenario,
@@ -288,7 +289,7 @@ TEST_CASE("a global array over every process: local jit, cross-process sum and r
 }
 
 TEST_CASE("actormesh launch runs a cluster program with prefixed output", "[integration][cluster]") {
-  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 3 --cpu-devices 1 -- " + probe + " join", 60);
+  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 3 --cpu-devices 1 -- " + probe + " join", 60);
   INFO(r.output);
   CHECK(r.status == 0);
   for (int p = 0; p < 3; ++p) {
@@ -300,7 +301,7 @@ TEST_CASE("actormesh launch runs a cluster program with prefixed output", "[inte
 }
 
 TEST_CASE("actormesh launch stops the cluster when one process is killed", "[integration][cluster]") {
-  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 3 --cpu-devices 1 --grace 2 -- " + probe
+  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 3 --cpu-devices 1 --grace 2 -- " + probe
                                       + " die-in-barrier 1 9",
                                     60);
   INFO(r.output);
@@ -345,8 +346,8 @@ TEST_CASE("Open MPI's variables alone make a cluster (mpirun, when installed)", 
 }
 
 TEST_CASE("the cluster tour runs under actormesh launch -n 4 --cpu-devices 2", "[integration][cluster]") {
-  auto tour = std::string(AM_BINARY_DIR) + "/demos/cluster_tour";
-  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 4 --cpu-devices 2 -- " + tour, 120);
+  auto tour = am::testing::binary_dir() + "/demos/cluster_tour";
+  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 4 --cpu-devices 2 -- " + tour, 120);
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("[0] The cluster: 4 processes, 8 devices") != std::string::npos);
@@ -448,7 +449,7 @@ TEST_CASE("a process that stops first waits for the others, longer than the hear
 }
 
 TEST_CASE("actormesh info under launch shows the cluster it joined", "[integration][cluster]") {
-  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 2 --cpu-devices 1 -- " + AM_TOOL_PATH
+  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 2 --cpu-devices 1 -- " + am::testing::tool_path()
                                       + " info --no-gpus",
                                     60);
   INFO(r.output);

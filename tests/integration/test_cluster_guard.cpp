@@ -5,6 +5,7 @@
 // (a flood of idle connections, no secret). Each case checks that the attacker was cut off, that
 // every member still passes a barrier and uses the store afterwards, and what the coordinator logged.
 // Then: a wrong secret, no secret, and listening beyond loopback without one.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/process_group.hpp"
 
@@ -23,8 +24,8 @@ using am::testing::cluster_env;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe";
-const std::string hostile = std::string(AM_TEST_PROGRAM_DIR) + "/hostile_peer";
+const std::string probe = am::testing::test_program_dir() + "/cluster_probe";
+const std::string hostile = am::testing::test_program_dir() + "/hostile_peer";
 const std::string secret = "test-secret-0123456789";
 
 /// The first group of `pattern` in what `p` has printed, waiting for it at most `limit`; "" if none.

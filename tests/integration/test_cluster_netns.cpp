@@ -5,6 +5,7 @@
 // (that traffic would leave the machine through its default route). Each process lists the global
 // devices and passes a barrier; then everything is deleted, on failure too. Not root, or no
 // `ip netns`: the case is skipped (ctest's skip code 4) with the reason.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 #include "support/tls_certificates.hpp"
 
@@ -37,7 +38,7 @@ constexpr const char* prefix = "amtest"; // namespaces are named amtest<pid>h, a
 constexpr int coordinator_port = 24601;  // inside the namespaces nothing else listens
 
 std::string program(const std::string& name) {
-  return std::string(AM_TEST_PROGRAM_DIR) + "/" + name;
+  return am::testing::test_program_dir() + "/" + name;
 }
 
 /// The `ip` tool's absolute path (process_group starts programs with execv), or "".

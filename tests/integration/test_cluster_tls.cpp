@@ -6,6 +6,7 @@
 // actor: each claims the slot of process 1 in a 2-process cluster whose real process 1 joins
 // afterwards, and the cluster still forms with the real one and keeps serving. A cluster that is
 // already running must keep its members while intruders are refused (see that case's note).
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 #include "support/tls_certificates.hpp"
 
@@ -40,7 +41,7 @@ using env_map = std::map<std::string, std::string>;
 using steady = std::chrono::steady_clock;
 
 std::string program(const std::string& name) {
-  return std::string(AM_TEST_PROGRAM_DIR) + "/" + name;
+  return am::testing::test_program_dir() + "/" + name;
 }
 
 env_map with(env_map base, const env_map& more) {

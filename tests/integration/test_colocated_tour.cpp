@@ -2,6 +2,7 @@
 // this process, and under `actormesh launch -n 2 --cpu-devices 1`, where process 0 controls and every
 // colocated body and Adder runs in worker 1 (its lines carry the [1] prefix), with the seed's lines in
 // both. (The demo is built with the rest; build colocated_tour first when building test targets alone.)
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,7 +13,7 @@
 
 namespace {
 
-const std::string tour = std::string(AM_BINARY_DIR) + "/demos/colocated_tour";
+const std::string tour = am::testing::binary_dir() + "/demos/colocated_tour";
 
 /// The seconds in "two 1-second calls from two threads: 1.00 s".
 double concurrent_seconds(const std::string& output) {
@@ -44,7 +45,7 @@ TEST_CASE("colocated: the colocated tour prints the seed's lines when run alone"
 
 TEST_CASE("colocated: under actormesh launch the tour's code runs in worker 1", "[integration][colocated]") {
   REQUIRE(std::filesystem::exists(tour));
-  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 2 --cpu-devices 1 -- " + tour, 90);
+  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 2 --cpu-devices 1 -- " + tour, 90);
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("[0] controller: the tour runs on worker 1's CPU devices") != std::string::npos);

@@ -3,6 +3,7 @@
 // colocated_workers_probe.cpp (the same binary, so every process knows the registered names); the
 // controller calls on the workers' CPU devices and checks where the code ran, the order of each
 // thread's calls, the lifetime of objects, the errors, and a worker killed mid-call.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,7 +19,7 @@ using am::testing::cluster_env;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/colocated_workers_probe";
+const std::string probe = am::testing::test_program_dir() + "/colocated_workers_probe";
 
 /// Starts the controller (index 0) playing `scenario`, then `workers` workers of the same binary.
 void start_cluster(process_group& group, int workers, const std::string& scenario,

@@ -2,6 +2,7 @@
 // makes every allocation fail, in hello's worker threads and in the tour's main thread) or a bad flag.
 // Each must end with exit status 2 and one `error:` line after what it printed, never abort with an
 // exception escaping a thread (exit 134, "terminate called").
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,7 +18,7 @@ namespace {
 /// The demo `name` from this build, run with `env` settings (NAME=value ...) and `args`.
 am::testing::command_result run_demo(const std::string& name, const std::string& env,
                                      const std::string& args) {
-  return run_command("env " + env + " " + std::string(AM_BINARY_DIR) + "/demos/" + name + " " + args, 120);
+  return run_command("env " + env + " " + am::testing::binary_dir() + "/demos/" + name + " " + args, 120);
 }
 
 /// The lines of `text` that start with `prefix`.

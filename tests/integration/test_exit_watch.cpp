@@ -4,6 +4,7 @@
 // exit_watch_probe.cpp makes that order certain; with am::detail::exit_watch (what the runtime
 // does for its call server, reply sink and devices) the actor system still ends. The probe's
 // "bare" mode, without the watch, hangs every time (checked by hand; see doc/testing.md).
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -14,7 +15,7 @@ using namespace std::chrono_literals;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = AM_TEST_PROGRAM_DIR "/exit_watch_probe";
+const std::string probe = am::testing::test_program_dir() + "/exit_watch_probe";
 
 } // namespace
 

@@ -2,6 +2,7 @@
 // survivor write its dump and name it in its error, and `actormesh inspect-hang` explains the
 // dumps (who stopped at which collective, what the others waited for). Each process runs
 // tests/programs/flight_probe.cpp.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,7 +19,7 @@ using am::testing::cluster_env;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/flight_probe";
+const std::string probe = am::testing::test_program_dir() + "/flight_probe";
 
 /// A fresh, empty dump directory.
 std::string fresh_dir(const std::string& name) {
@@ -49,7 +50,7 @@ void run_cluster(process_group& group, int count, const std::vector<std::string>
 /// `actormesh inspect-hang dir`'s output and status.
 std::pair<std::string, int> inspect(const std::string& dir) {
   process_group tool;
-  tool.start({AM_TOOL_PATH, "inspect-hang", dir}, {});
+  tool.start({am::testing::tool_path(), "inspect-hang", dir}, {});
   REQUIRE(tool.wait(30s));
   return {tool[0].output(), tool[0].status};
 }

@@ -3,6 +3,7 @@
 // asks their mesh supervisor for every process's counters, refreshes --count times and ends by
 // itself; a stopped process is listed as not answering; then the cluster ends and a watch of it
 // says no cluster answers. Everything bounded.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/process_group.hpp"
 
@@ -50,12 +51,12 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
   int port = am::testing::free_loopback_port();
   am::testing::process_group group;
   for (int p = 0; p < 2; ++p)
-    group.start({std::string(AM_TEST_PROGRAM_DIR) + "/stats_load", stop.string()},
+    group.start({am::testing::test_program_dir() + "/stats_load", stop.string()},
                 am::testing::cluster_env(p, 2, port, 2));
   REQUIRE(wait_for_output(group, "formed", 30s));
 
   std::string coordinator = "127.0.0.1:" + std::to_string(port);
-  auto watch = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
+  auto watch = am::testing::run_command(am::testing::tool_path() + " info --watch --coordinator " + coordinator
                                           + " --count 3 --interval 0.3",
                                         60);
   INFO(watch.output);
@@ -83,7 +84,7 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
   // On a terminal (util-linux's `script` gives the watch one) each refresh redraws the previous one
   // in place: back to its first line (11 lines: a header, then 5 per process), clear below.
   if (std::filesystem::exists("/usr/bin/script")) {
-    auto tty = am::testing::run_command("script -qc '" + std::string(AM_TOOL_PATH) + " info --watch --coordinator "
+    auto tty = am::testing::run_command("script -qc '" + am::testing::tool_path() + " info --watch --coordinator "
                                           + coordinator + " --count 2 --interval 0.3' /dev/null",
                                         60);
     INFO(tty.output);
@@ -94,7 +95,7 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
 
   // A process that cannot answer (stopped by SIGSTOP) is listed as such; the other is still shown.
   ::kill(group[1].pid, SIGSTOP);
-  auto stalled = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
+  auto stalled = am::testing::run_command(am::testing::tool_path() + " info --watch --coordinator " + coordinator
                                             + " --count 1",
                                           60);
   ::kill(group[1].pid, SIGCONT);
@@ -112,7 +113,7 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
   std::filesystem::remove(stop);
 
   // The cluster is gone: a watch says so (after its connect timeout) instead of waiting forever.
-  auto gone = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator " + coordinator
+  auto gone = am::testing::run_command(am::testing::tool_path() + " info --watch --coordinator " + coordinator
                                          + " --count 1",
                                        60);
   INFO(gone.output);
@@ -121,12 +122,12 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
 }
 
 TEST_CASE("info --watch refuses a missing or malformed coordinator address", "[info_watch]") {
-  auto none = am::testing::run_command("env -u AM_COORDINATOR " + std::string(AM_TOOL_PATH) + " info --watch", 30);
+  auto none = am::testing::run_command("env -u AM_COORDINATOR " + am::testing::tool_path() + " info --watch", 30);
   CHECK(none.status == 2);
   CHECK(none.output.find("which cluster?") != std::string::npos);
-  auto bad = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator nowhere", 30);
+  auto bad = am::testing::run_command(am::testing::tool_path() + " info --watch --coordinator nowhere", 30);
   CHECK(bad.status == 2);
   CHECK(bad.output.find("must be HOST:PORT") != std::string::npos);
-  auto zero = am::testing::run_command(std::string(AM_TOOL_PATH) + " info --watch --coordinator 127.0.0.1:1 --interval 0", 30);
+  auto zero = am::testing::run_command(am::testing::tool_path() + " info --watch --coordinator 127.0.0.1:1 --interval 0", 30);
   CHECK(zero.status == 2);
 }

@@ -1,5 +1,6 @@
 // `cmake --install` then an outside project that does find_package(actormesh) and links
 // actormesh::actormesh, built and run against the install tree.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,20 +11,20 @@ using am::testing::run_command;
 
 TEST_CASE("an outside CMake project builds and runs against the install tree", "[integration][install]") {
   namespace fs = std::filesystem;
-  auto work = fs::path(AM_BINARY_DIR) / "consumer-test";
+  auto work = fs::path(am::testing::binary_dir()) / "consumer-test";
   fs::remove_all(work);
   fs::create_directories(work);
   auto prefix = (work / "prefix").string();
-  auto install = run_command("cmake --install " + std::string(AM_BINARY_DIR) + " --prefix " + prefix);
+  auto install = run_command("cmake --install " + am::testing::binary_dir() + " --prefix " + prefix);
   INFO(install.output);
   REQUIRE(install.status == 0);
   CHECK(fs::exists(fs::path(prefix) / "include/actormesh/actormesh.hpp"));
   CHECK(fs::exists(fs::path(prefix) / "bin/actormesh"));
   // The consumer uses this build's generator and compiler: a fresh machine has what the README
   // installs (ninja), not necessarily make.
-  auto configure = run_command("cmake -S " + std::string(AM_SOURCE_DIR) + "/tests/consumer -B "
-                               + (work / "build").string() + " -G \"" + AM_CMAKE_GENERATOR + "\""
-                               + " -DCMAKE_CXX_COMPILER=" + AM_CXX_COMPILER + " -DCMAKE_PREFIX_PATH=" + prefix);
+  auto configure = run_command("cmake -S " + am::testing::source_dir() + "/tests/consumer -B "
+                               + (work / "build").string() + " -G \"" + am::testing::cmake_generator() + "\""
+                               + " -DCMAKE_CXX_COMPILER=" + am::testing::cxx_compiler() + " -DCMAKE_PREFIX_PATH=" + prefix);
   INFO(configure.output);
   REQUIRE(configure.status == 0);
   auto build = run_command("cmake --build " + (work / "build").string());

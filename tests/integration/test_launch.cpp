@@ -23,6 +23,7 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
+#include "support/build_paths.hpp"
 
 extern char** environ;
 
@@ -58,7 +59,7 @@ class launcher {
 public:
   explicit launcher(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {})
       : out_path_(temp_path("out")), err_path_(temp_path("err")), started_(steady::now()) {
-    std::vector<std::string> argv{AM_TOOL_PATH, "launch"};
+    std::vector<std::string> argv{am::testing::tool_path(), "launch"};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e)

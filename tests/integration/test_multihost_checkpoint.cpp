@@ -1,6 +1,7 @@
 // Checkpoints across real processes: saved by 4 processes and restored by 2 (and by this test's
 // own single process), saved by 2 and restored by 4, onto other shardings; an incomplete one is
 // refused by every process. Runs tests/programs/multihost_probe.cpp (checkpoint-save/-restore).
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <actormesh.hpp>
@@ -27,7 +28,7 @@ std::vector<std::string> run(int n, const std::string& scenario, const std::stri
   for (int p = 0; p < n; ++p) {
     auto env = cluster_env(p, n, port);
     env["AM_COLLECTIVE_TIMEOUT"] = "20s";
-    group.start({std::string(AM_TEST_PROGRAM_DIR) + "/multihost_probe", scenario, dir}, env);
+    group.start({am::testing::test_program_dir() + "/multihost_probe", scenario, dir}, env);
   }
   REQUIRE(group.wait(60s));
   INFO(group.all_output());

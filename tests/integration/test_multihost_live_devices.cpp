@@ -1,6 +1,7 @@
 // live_devices across real processes: every process gets the same live devices; when one process
 // is killed inside the block, every survivor gets process_failure_error listing exactly its
 // devices, and the next block runs on the survivors alone. Runs tests/programs/multihost_probe.cpp.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -38,7 +39,7 @@ TEST_CASE("multihost: live_devices fails every survivor with exactly the killed 
     for (int p = 0; p < n; ++p) {
       auto env = cluster_env(p, n, port);
       env["AM_COLLECTIVE_TIMEOUT"] = "20s";
-      group.start({std::string(AM_TEST_PROGRAM_DIR) + "/multihost_probe", "live-devices", std::to_string(victim)}, env);
+      group.start({am::testing::test_program_dir() + "/multihost_probe", "live-devices", std::to_string(victim)}, env);
     }
     REQUIRE(group.wait(60s));
     INFO(group.all_output());

@@ -2,6 +2,7 @@
 // not fatal) makes every process return true at the same step, past the step of the signal,
 // whichever process gets it, at which step, and whether the processes run in lock step or drift.
 // Runs tests/programs/multihost_probe.cpp.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -37,7 +38,7 @@ TEST_CASE("multihost: every process agrees on one preemption sync point after a 
       for (int p = 0; p < s.processes; ++p) {
         auto env = cluster_env(p, s.processes, port);
         env["AM_COLLECTIVE_TIMEOUT"] = "20s";
-        group.start({std::string(AM_TEST_PROGRAM_DIR) + "/multihost_probe", "preempt", std::to_string(s.victim),
+        group.start({am::testing::test_program_dir() + "/multihost_probe", "preempt", std::to_string(s.victim),
                      std::to_string(s.at), s.mode},
                     env);
       }

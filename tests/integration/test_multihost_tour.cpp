@@ -4,6 +4,7 @@
 // that process on purpose, so the launcher exits 137. (The demo is built with the rest; the
 // integration folder's dependencies list only cluster_tour, so build multihost_tour first when
 // building test targets alone.)
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <actormesh.hpp>
@@ -17,9 +18,9 @@
 #include <string>
 
 TEST_CASE("multihost: the multihost tour runs under actormesh launch -n 4 --cpu-devices 2", "[integration][multihost]") {
-  const auto tour = std::string(AM_BINARY_DIR) + "/demos/multihost_tour";
+  const auto tour = am::testing::binary_dir() + "/demos/multihost_tour";
   REQUIRE(std::filesystem::exists(tour));
-  auto r = am::testing::run_command(std::string(AM_TOOL_PATH) + " launch -n 4 --cpu-devices 2 -- " + tour, 120);
+  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 4 --cpu-devices 2 -- " + tour, 120);
   INFO(r.output);
   CHECK(r.status == 137);
   CHECK(r.output.find("actormesh launch: process 3 was killed by signal 9") != std::string::npos);
@@ -79,7 +80,7 @@ TEST_CASE("multihost: the multihost tour runs under actormesh launch -n 4 --cpu-
 }
 
 TEST_CASE("multihost: the multihost tour runs alone, a cluster of one process on 8 devices", "[integration][multihost]") {
-  const auto tour = std::string(AM_BINARY_DIR) + "/demos/multihost_tour";
+  const auto tour = am::testing::binary_dir() + "/demos/multihost_tour";
   REQUIRE(std::filesystem::exists(tour));
   auto r = am::testing::run_command("env AM_CPU_DEVICES=8 " + tour, 120);
   INFO(r.output);

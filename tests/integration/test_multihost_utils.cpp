@@ -2,6 +2,7 @@
 // process_allgather, assert_equal, sync_global_devices, host_local_array_to_global_array and
 // global_array_to_host_local_array, with their errors on every process. Each process runs
 // tests/programs/multihost_probe.cpp; expected values are computed here on the host.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <actormesh.hpp>
@@ -19,7 +20,7 @@ using am::testing::cluster_env;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/multihost_probe";
+const std::string probe = am::testing::test_program_dir() + "/multihost_probe";
 
 /// Starts `count` probes (2 CPU devices each) playing `scenario`; waits for them all.
 void run_cluster(process_group& group, int count, const std::vector<std::string>& scenario,

@@ -14,6 +14,7 @@
 // out naming it; two threads per process mapping different devices need no order between them;
 // the pmap tour runs under the launcher with the same w, b.
 // (pmap_tour is a demo: build it first when building test targets alone.)
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/process_group.hpp"
 
@@ -32,8 +33,8 @@
 
 namespace {
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/pmap_probe";
-const std::string tool = AM_TOOL_PATH;
+const std::string probe = am::testing::test_program_dir() + "/pmap_probe";
+const std::string tool = am::testing::tool_path();
 
 /// The lines of `output` that start with `prefix` (prefix removed).
 std::vector<std::string> lines_after(const std::string& output, const std::string& prefix) {
@@ -320,7 +321,7 @@ TEST_CASE("two threads per process psumming over different devices at once all g
 
 TEST_CASE("the pmap tour runs under actormesh launch -n 2 --cpu-devices 4 with the same w and b as alone",
           "[integration][pmap]") {
-  const auto tour = std::string(AM_BINARY_DIR) + "/demos/pmap_tour";
+  const auto tour = am::testing::binary_dir() + "/demos/pmap_tour";
   REQUIRE(std::filesystem::exists(tour));
   auto one = am::testing::run_command(tour + " --steps 300", 120);
   INFO(one.output);

@@ -1,5 +1,6 @@
 // The sharding tour demo (seed 001) as a real process: `sharding_tour --quick` must pass all its own
 // checks and print the seed's pictures, both as our CPU devices and relabelled as the seed's TPUs.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -13,7 +14,7 @@ namespace {
 /// The demo's output, run once for every test case of this file.
 const am::testing::command_result& tour_output() {
   static const auto result =
-    run_command(AM_BINARY_DIR "/demos/sharding_tour --quick --am-gpus=off", 300);
+    run_command(am::testing::binary_dir() + "/demos/sharding_tour --quick --am-gpus=off", 300);
   return result;
 }
 

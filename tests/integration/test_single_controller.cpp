@@ -3,6 +3,7 @@
 // whose shards live in the workers are built, computed, resharded and read back, each caller's
 // order holds across the network, hostile requests are refused while the worker keeps serving, and
 // a killed worker fails the controller's calls instead of hanging them.
+#include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,7 +17,7 @@ using am::testing::cluster_env;
 using am::testing::free_loopback_port;
 using am::testing::process_group;
 
-const std::string controller = std::string(AM_TEST_PROGRAM_DIR) + "/controller_probe";
+const std::string controller = am::testing::test_program_dir() + "/controller_probe";
 
 /// Starts the controller (index 0 of `group`) with `scenario`, then `workers` workers (1..).
 void start_single_controller(process_group& group, int workers, const std::vector<std::string>& scenario,
@@ -35,7 +36,7 @@ void start_single_controller(process_group& group, int workers, const std::vecto
   for (auto& [k, v] : worker_extra)
     worker_env[k] = v;
   for (int p = 1; p < count; ++p)
-    group.start({AM_TOOL_PATH, "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id",
+    group.start({am::testing::tool_path(), "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id",
                  std::to_string(p), "--num-processes", std::to_string(count), "--cpu-devices", "2"},
                 worker_env);
 }
@@ -172,7 +173,7 @@ TEST_CASE("a worker whose controller dies before the cluster forms exits with th
   env["AM_ROLE"] = "controller";
   env["AM_LOG"] = "info"; // the supervisor's "process 1 joined" line
   group.start({controller, "hold"}, env);
-  group.start({AM_TOOL_PATH, "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id", "1",
+  group.start({am::testing::tool_path(), "worker", "--coordinator", "127.0.0.1:" + std::to_string(port), "--process-id", "1",
                "--num-processes", "3", "--cpu-devices", "2"},
               {{"AM_JOIN_TIMEOUT", "60s"}, {"AM_LOG", "error"}});
   auto deadline = std::chrono::steady_clock::now() + 40s;
@@ -193,7 +194,7 @@ TEST_CASE("a peer cannot join a controller's cluster: every process is told why"
   auto env = cluster_env(0, 2, port);
   env["AM_ROLE"] = "controller";
   group.start({controller, "ops"}, env);
-  group.start({std::string(AM_TEST_PROGRAM_DIR) + "/cluster_probe", "join"}, cluster_env(1, 2, port));
+  group.start({am::testing::test_program_dir() + "/cluster_probe", "join"}, cluster_env(1, 2, port));
   bool ended = group.wait(40s);
   INFO(group.all_output());
   REQUIRE(ended);

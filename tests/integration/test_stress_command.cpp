@@ -2,6 +2,7 @@
 // controller of worker processes it starts on loopback (array operations alone, and the whole mix
 // with its colocated calls running in the workers); its report, its exit status, its plain
 // progress lines when its output is not a terminal, and its refusals.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,7 +12,7 @@
 namespace {
 
 am::testing::command_result stress(const std::string& args) {
-  return am::testing::run_command("env AM_LOG=error '" + std::string(AM_TOOL_PATH) + "' stress " + args + " 2>&1", 240);
+  return am::testing::run_command("env AM_LOG=error '" + am::testing::tool_path() + "' stress " + args + " 2>&1", 240);
 }
 
 } // namespace

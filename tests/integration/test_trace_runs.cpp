@@ -4,6 +4,7 @@
 // devices give N*D device programs, one barrier one collective event per process, a sum across
 // processes shard transfers both ways. Tracing is off
 // by default, and an unwritable path stops the program with a message that names it.
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/trace_file.hpp"
 
@@ -27,7 +28,7 @@ std::string fresh_dir(const std::string& what) {
   return dir.string();
 }
 
-const std::string probe = std::string(AM_TEST_PROGRAM_DIR) + "/trace_probe";
+const std::string probe = am::testing::test_program_dir() + "/trace_probe";
 
 /// Device-program events (category "device") whose name contains `part`, of process `pid`.
 std::size_t programs_named(const am::testing::read_trace& t, const std::string& part, std::int64_t pid,
@@ -90,7 +91,7 @@ TEST_CASE("trace: two processes under actormesh launch merge into one trace", "[
   const auto dir = fresh_dir("launch");
   const auto path = dir + "/t.json";
   std::ofstream(path + ".rank1") << "not a trace: left by an earlier run, removed before the launch";
-  auto r = run_command("env AM_TRACE=" + path + " " + std::string(AM_TOOL_PATH) + " launch -n 2 --cpu-devices 2 --timeout 120 -- "
+  auto r = run_command("env AM_TRACE=" + path + " " + am::testing::tool_path() + " launch -n 2 --cpu-devices 2 --timeout 120 -- "
                          + probe + " 3 --am-gpus=off",
                        150);
   INFO(r.output);
@@ -135,7 +136,7 @@ TEST_CASE("trace: the sharding tour traced is valid and nested, with programs on
           "[integration][trace][tour]") {
   const auto dir = fresh_dir("tour");
   const auto path = dir + "/tour.json";
-  auto r = run_command("env AM_TRACE=" + path + " " + std::string(AM_BINARY_DIR) + "/demos/sharding_tour --quick --am-gpus=off", 300);
+  auto r = run_command("env AM_TRACE=" + path + " " + am::testing::binary_dir() + "/demos/sharding_tour --quick --am-gpus=off", 300);
   INFO(r.output.substr(r.output.size() > 2000 ? r.output.size() - 2000 : 0));
   REQUIRE(r.status == 0);
   auto t = read_trace_file(path);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "support/build_paths.hpp"
 
 namespace am::testing {
 
@@ -18,11 +19,7 @@ using table_record = std::vector<std::string>;
 
 /// The records of tests/data/`file`; fails the test when the file cannot be read.
 inline std::vector<table_record> read_data_table(const std::string& file) {
-  // Appended rather than `std::string(AM_SOURCE_DIR) + "..."`, where GCC 12 warns falsely (-Warray-bounds
-  // inside the inlined move of the temporary string).
-  std::string path = AM_SOURCE_DIR;
-  path += "/tests/data/";
-  path += file;
+  const std::string path = am::testing::source_dir() + "/tests/data/" + file;
   std::ifstream in(path);
   REQUIRE(in.good());
   std::vector<table_record> out;
