@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -61,5 +62,9 @@ using buffer_ref = std::shared_ptr<buffer>;
 
 /// A shard as the caller sees it: resolved by the owning device actor once the call producing it ran.
 using shard_future = future<buffer_ref>;
+
+/// Writes a new buffer's bytes in place: `size` bytes of host memory at `destination` (a file read
+/// straight into a shard, a host block copied once).
+using buffer_writer = std::function<void(std::byte* destination, std::size_t size)>;
 
 } // namespace am

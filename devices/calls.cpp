@@ -1,5 +1,6 @@
 #include "devices/calls.hpp"
 
+#include "actors/errors.hpp"
 #include "actors/lane.hpp"
 #include "actors/detail/messages.hpp"
 #include "devices/detail/lane_calls.hpp"
@@ -95,7 +96,25 @@ shard_future upload(const device& d, std::vector<std::byte> bytes, value_type ty
   promise<buffer_ref> out;
   auto result = out.get_future();
   auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
-  send_to_device(*rt, d, detail::upload_call{std::move(shared), std::move(type), std::move(out)});
+  send_to_device(*rt, d, detail::upload_call{std::move(shared), std::move(type), std::move(out), {}});
+  return result;
+}
+
+shard_future upload_written(const device& d, value_type type, buffer_writer write) {
+  if (!write)
+    throw value_error("upload_written: no writer");
+  auto rt = detail::current_runtime();
+  if (auto* link = worker_link(*rt, d)) {
+    // The bytes travel to the worker: written here, into the message's own block.
+    std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape))
+                                 * static_cast<std::size_t>(size_of(type.dtype)));
+    write(bytes.data(), bytes.size());
+    detail::runtime_impl::call_guard issuing(*rt);
+    return link->upload(d, std::move(bytes), std::move(type));
+  }
+  promise<buffer_ref> out;
+  auto result = out.get_future();
+  send_to_device(*rt, d, detail::upload_call{nullptr, std::move(type), std::move(out), std::move(write)});
   return result;
 }
 

@@ -25,6 +25,13 @@ std::vector<shard_future> execute(const device& d, std::shared_ptr<const program
 /// Copies host bytes into a new buffer of `type` on device `d`.
 shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type);
 
+/// A new buffer of `type` on device `d` whose bytes `write` puts in place: on the device's thread,
+/// straight into the buffer when it is host memory (a CPU device), into a staging block copied after
+/// it otherwise; on a worker's device (single-controller mode) on this thread, then sent. How a file
+/// is read into a shard without a copy in between (restore_checkpoint). An exception from `write`
+/// fails the future. `write` runs concurrently with this thread and other devices' writers.
+shard_future upload_written(const device& d, value_type type, buffer_writer write);
+
 /// Copies a shard, once produced, back to the host; ordered after this thread's earlier calls to `d`.
 future<std::vector<std::byte>> fetch(const device& d, shard_future shard);
 

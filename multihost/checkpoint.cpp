@@ -6,6 +6,8 @@
 #include "multihost/detail/json.hpp"
 #include "multihost/detail/npy.hpp"
 #include "multihost/detail/world_communicator.hpp"
+#include "sharding/detail/block_copy.hpp"
+#include "sharding/detail/block_writer_array.hpp"
 #include "sharding/make_array.hpp"
 
 #include <cerrno>
@@ -14,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 namespace am::detail {
@@ -148,6 +152,24 @@ void copy_overlap(const host_array& src, const shard_index& src_index, const hos
   insert_block(dst, put, src_index.empty() ? src : src.slice(take));
 }
 
+/// The files of one leaf that restore reads whole (those that are not exactly one shard), each read
+/// once, by whichever device needs it first; the devices' writers share it.
+class saved_files {
+public:
+  /// The file at `path` (holding `type` and `shape`), read now unless it was already.
+  host_array read(const std::string& path, am::dtype type, const std::vector<std::int64_t>& shape) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    auto it = files_.find(path);
+    if (it == files_.end())
+      it = files_.emplace(path, read_npy(path, type, shape)).first;
+    return it->second;
+  }
+
+private:
+  std::mutex mutex_;
+  std::map<std::string, host_array> files_;
+};
+
 } // namespace
 
 void save_checkpoint_leaves(const std::string& directory, const data_tree& tree) {
@@ -269,30 +291,34 @@ std::vector<array> restore_checkpoint_leaves(const std::string& directory, const
     }
     if (covered != element_count(shape))
       throw value_error("restore_checkpoint: the blocks of leaf " + std::to_string(k) + " do not cover its shape");
-    std::map<std::string, host_array> cache; // each file read once per leaf
-    out.push_back(make_array_from_callback(shape, shardings[k], [&](const shard_index& want) {
-      std::vector<std::int64_t> ext;
-      for (auto& r : want)
-        ext.push_back(r.size());
-      host_array piece = host_array::empty(ext, *type);
-      for (auto& b : blocks) {
-        bool meets = true;
-        for (std::size_t d = 0; d < want.size(); ++d)
-          meets = meets && std::max(b.index[d].start, want[d].start) < std::min(b.index[d].stop, want[d].stop);
-        if (!meets && !want.empty())
-          continue;
-        auto it = cache.find(b.file);
-        if (it == cache.end()) {
-          std::vector<std::int64_t> bext;
-          for (auto& r : b.index)
-            bext.push_back(r.size());
-          it = cache.emplace(b.file, read_npy((dir / b.file).string(), *type, bext)).first;
+    auto files = std::make_shared<saved_files>();
+    auto file_of = [dir](const saved& b) { return (dir / b.file).string(); };
+    out.push_back(make_array_from_block_writer(
+      shape, *type, shardings[k],
+      [blocks = std::move(blocks), files, file_of, type = *type](const shard_index& want, std::byte* destination,
+                                                                  std::size_t size) {
+        // A file that holds exactly this shard goes straight into the shard's memory.
+        for (auto& b : blocks)
+          if (b.index == want) {
+            read_npy_into(file_of(b), type, extents(want), destination, size);
+            return;
+          }
+        // Otherwise the shard is pieced together from the files it meets, each read whole once.
+        const host_array shard_view = host_array::from_shared_bytes(
+          std::shared_ptr<std::byte>(std::shared_ptr<void>(), destination), size, type, extents(want));
+        for (auto& b : blocks) {
+          bool meets = true;
+          for (std::size_t d = 0; d < want.size(); ++d)
+            meets = meets && std::max(b.index[d].start, want[d].start) < std::min(b.index[d].stop, want[d].stop);
+          if (meets || want.empty())
+            copy_overlap(files->read(file_of(b), type, extents(b.index)), b.index, shard_view, want);
         }
-        copy_overlap(it->second, b.index, piece, want);
-      }
-      return piece;
-    }));
+      }));
   }
+  // The devices read concurrently; their errors (a missing or damaged file) surface here, as the
+  // call's own.
+  for (auto& restored : out)
+    restored.block_until_ready();
   return out;
 }
 

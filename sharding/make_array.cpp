@@ -6,8 +6,10 @@
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/block_copy.hpp"
+#include "sharding/detail/block_writer_array.hpp"
 #include "sharding/detail/trace.hpp"
 
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -34,6 +36,23 @@ std::vector<std::int64_t> block_key(const shard_index& block) {
   return key;
 }
 
+/// The array of `shape` whose shards on this process's devices are uploads written by
+/// `writer_for(block)`; the other processes' shards are remote.
+template <class WriterFor>
+array place_blocks(const shape_t& shape, am::dtype type, const sharding_ptr& s,
+                   const std::vector<shard_placement>& placements, WriterFor&& writer_for) {
+  std::vector<shard> shards;
+  for (auto& pl : placements) {
+    if (!detail::is_addressable(pl.device)) {
+      shards.push_back({pl.device, pl.index, pl.replica_id, detail::remote_shard(pl.device)});
+      continue;
+    }
+    auto fut = upload_written(pl.device, {type, detail::extents(pl.index)}, writer_for(pl.index));
+    shards.push_back({pl.device, pl.index, pl.replica_id, std::move(fut)});
+  }
+  return assemble(shape, type, s, std::move(shards));
+}
+
 void check_not_tracing(const char* what) {
   if (detail::current_trace() != nullptr)
     throw value_error(std::string(what) + " inside jit is not supported: pass the array as an argument");
@@ -48,7 +67,6 @@ array make_array_from_callback(const shape_t& shape, const sharding_ptr& s, cons
   s->check_compatible(shape);
   std::optional<am::dtype> type;
   std::map<std::vector<std::int64_t>, std::shared_ptr<const std::vector<std::byte>>> blocks; // distinct blocks
-  std::vector<shard> shards;
   auto placements = s->shard_placements(shape);
   for (auto& pl : placements) {
     if (!detail::is_addressable(pl.device))
@@ -71,18 +89,30 @@ array make_array_from_callback(const shape_t& shape, const sharding_ptr& s, cons
   if (!type)
     throw value_error("make_array_from_callback: this process holds no block of the array, so the dtype is "
                       "unknown; every process must own at least one device of the sharding");
-  for (auto& pl : placements) {
-    if (!detail::is_addressable(pl.device)) {
-      shards.push_back({pl.device, pl.index, pl.replica_id, detail::remote_shard(pl.device)});
-      continue;
-    }
-    auto& bytes = blocks[block_key(pl.index)];
-    auto fut = upload(pl.device, std::vector<std::byte>(bytes->begin(), bytes->end()),
-                      {*type, detail::extents(pl.index)});
-    shards.push_back({pl.device, pl.index, pl.replica_id, std::move(fut)});
-  }
-  return assemble(shape, *type, s, std::move(shards));
+  // The callback's bytes were copied once above (the caller may change its host arrays as soon as
+  // this returns); each device copies them from there into its shard.
+  return place_blocks(shape, *type, s, placements, [&blocks](const shard_index& block) -> buffer_writer {
+    return [bytes = blocks[block_key(block)]](std::byte* destination, std::size_t size) {
+      if (size > 0)
+        std::memcpy(destination, bytes->data(), size);
+    };
+  });
 }
+
+namespace detail {
+
+array make_array_from_block_writer(const shape_t& shape, am::dtype type, const sharding_ptr& s, block_writer write) {
+  if (!s)
+    throw value_error("make_array_from_block_writer: no sharding given");
+  check_not_tracing("make_array_from_block_writer");
+  s->check_compatible(shape);
+  auto shared = std::make_shared<block_writer>(std::move(write));
+  return place_blocks(shape, type, s, s->shard_placements(shape), [&shared](const shard_index& block) -> buffer_writer {
+    return [shared, block](std::byte* destination, std::size_t size) { (*shared)(block, destination, size); };
+  });
+}
+
+} // namespace detail
 
 array make_array_from_single_device_arrays(const shape_t& shape, const sharding_ptr& s,
                                            const std::vector<array>& arrays) {

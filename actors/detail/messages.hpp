@@ -27,11 +27,13 @@ struct program_call {
   std::vector<promise<buffer_ref>> outputs;
 };
 
-/// Copy host bytes into a new buffer on the device.
+/// Copy host bytes into a new buffer on the device: `bytes`, or, when `write` is set, what it writes
+/// (on the device's thread, straight into the buffer's memory when the host can reach it).
 struct upload_call {
   std::shared_ptr<const std::vector<std::byte>> bytes;
   value_type type;
   promise<buffer_ref> output;
+  buffer_writer write;
 };
 
 /// Copy a buffer's bytes back to the host, ordered after the calls before it on the device.

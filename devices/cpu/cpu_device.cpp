@@ -59,12 +59,15 @@ public:
 
   void upload(upload_call& call) override {
     auto bytes = element_count(call.type.shape) * static_cast<std::int64_t>(size_of(call.type.dtype));
-    if (static_cast<std::int64_t>(call.bytes->size()) != bytes)
+    if (!call.write && static_cast<std::int64_t>(call.bytes->size()) != bytes)
       throw value_error("device_put: got " + std::to_string(call.bytes->size()) + " bytes for a buffer of "
                         + std::to_string(bytes));
     auto out = make_cpu_buffer(call.type.dtype, call.type.shape, pool_);
-    if (out->byte_size() > 0)
-      std::memcpy(out->data(), call.bytes->data(), out->byte_size());
+    auto* destination = static_cast<std::byte*>(out->data());
+    if (call.write)
+      call.write(destination, out->byte_size()); // straight into the shard's memory
+    else if (out->byte_size() > 0)
+      std::memcpy(destination, call.bytes->data(), out->byte_size());
     call.output.set_value(std::move(out));
   }
 

@@ -131,6 +131,11 @@ public:
   void upload(upload_call& call) override {
     select();
     auto out = std::make_shared<cuda_buffer>(call.type.dtype, call.type.shape, stream_);
+    if (call.write) { // written into a host block first, then copied like any other upload
+      auto staged = std::make_shared<std::vector<std::byte>>(out->byte_size());
+      call.write(staged->data(), staged->size());
+      call.bytes = std::move(staged);
+    }
     if (call.bytes->size() != out->byte_size())
       throw value_error("device_put: got " + std::to_string(call.bytes->size())
                         + " bytes for a buffer of " + std::to_string(out->byte_size()));

@@ -213,7 +213,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
       keep(st, q.outputs[0], f);
       answer_when_ready(sink, q.outputs[0], f);
       auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
-      send_in_lane(rt, ep, lane_of(st, q.caller, ep), upload_call{std::move(shared), q.type, std::move(out)});
+      send_in_lane(rt, ep, lane_of(st, q.caller, ep), upload_call{std::move(shared), q.type, std::move(out), {}});
       return;
     }
     case request_kind::fetch: {

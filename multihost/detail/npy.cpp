@@ -103,7 +103,8 @@ void write_npy(const std::string& path, const host_array& a) {
     io_error("Cannot rename into", path);
 }
 
-host_array read_npy(const std::string& path, am::dtype type, const host_array::shape_type& shape) {
+void read_npy_into(const std::string& path, am::dtype type, const host_array::shape_type& shape,
+                   std::byte* destination, std::size_t size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT)
@@ -118,13 +119,17 @@ host_array read_npy(const std::string& path, am::dtype type, const host_array::s
     throw value_error("The checkpoint file " + path + " does not hold " + std::string(am::name(type)) + shape_tuple(shape)
                       + " as .npy");
   }
-  host_array out = host_array::empty(shape, type);
-  read_all(fd, out.bytes().data(), out.nbytes(), path);
+  read_all(fd, destination, size, path);
   char extra;
   ssize_t more = ::read(fd, &extra, 1);
   ::close(fd);
   if (more != 0)
     throw value_error("The checkpoint file " + path + " is longer than its header says");
+}
+
+host_array read_npy(const std::string& path, am::dtype type, const host_array::shape_type& shape) {
+  host_array out = host_array::empty(shape, type);
+  read_npy_into(path, type, shape, out.bytes().data(), out.nbytes());
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "sharding/host_array.hpp"
 
+#include <cstddef>
 #include <string>
 
 namespace am::detail {
@@ -24,5 +25,10 @@ void write_npy(const std::string& path, const host_array& a);
 /// one (a wrong header, another dtype or shape, a truncated body), am::runtime_error when it cannot
 /// be read.
 host_array read_npy(const std::string& path, am::dtype type, const host_array::shape_type& shape);
+
+/// read_npy into `size` bytes at `destination` (the elements of `shape`; a shard's own memory), with
+/// the same checks and errors.
+void read_npy_into(const std::string& path, am::dtype type, const host_array::shape_type& shape,
+                   std::byte* destination, std::size_t size);
 
 } // namespace am::detail

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -76,6 +77,26 @@ TEST_CASE("an upload of the wrong size is refused with a clear error", "[calls]"
   am::runtime rt(small_runtime());
   auto s = am::upload(am::devices()[0], std::vector<std::byte>(3), {am::dtype::float32, {4}});
   CHECK_THROWS_WITH(s.get(10s), Catch::Contains("got 3 bytes"));
+}
+
+TEST_CASE("an upload written in place holds what its writer wrote; a writer's exception fails it", "[calls]") {
+  am::runtime rt(small_runtime());
+  auto d = am::devices()[2];
+  am::value_type t{am::dtype::int32, {4}};
+  std::atomic<std::size_t> asked{0};
+  auto written = am::upload_written(d, t, [&asked](std::byte* destination, std::size_t size) {
+    asked = size;
+    const std::vector<std::int32_t> values{7, -1, 40000, 3};
+    std::memcpy(destination, values.data(), size);
+  });
+  CHECK(from_bytes<std::int32_t>(am::fetch(d, written).get(10s)) == std::vector<std::int32_t>{7, -1, 40000, 3});
+  CHECK(asked == 16);
+  auto failed = am::upload_written(d, t, [](std::byte*, std::size_t) { throw am::value_error("the file is truncated"); });
+  CHECK_THROWS_WITH(failed.get(10s), "the file is truncated");
+  CHECK_THROWS_WITH(am::upload_written(d, t, {}), "upload_written: no writer");
+  // The device goes on with the next call.
+  CHECK(from_bytes<std::int32_t>(am::fetch(d, am::upload(d, to_bytes(std::vector<std::int32_t>{1, 2, 3, 4}), t)).get(10s))
+        == std::vector<std::int32_t>{1, 2, 3, 4});
 }
 
 TEST_CASE("an input from another device is awaited without losing order", "[calls]") {
