@@ -1,18 +1,19 @@
 // Random-number benchmark (issue 11 item 5): am::uniform and am::normal of JAX's threefry2x32 values
 // (float32, N x N on 8 CPU devices, split by rows), in elements per second, against a hand-written
-// loop over the machine's cores calling the same generator functions (devices/detail/random_counter.hpp)
-// with no runtime in between: the ratio is what the runtime and its kernels add or lose.
+// loop over the machine's cores calling the same generator functions (devices/detail/random_counter.hpp),
+// compiled for the CPU's widest vectors (reference_random.hpp), with no runtime in between: the ratio is
+// what the runtime and its kernels add or lose.
 //
 //   ./build/bench/bench_random [--n 4096] [--reps 5]
 #include <actormesh.hpp>
 
-#include "devices/detail/random_counter.hpp"
 #include "sharding/mesh.hpp"
 #include "sharding/named_sharding.hpp"
 #include "sharding/random.hpp"
 
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
+#include "reference_random.hpp"
 
 #include <fmt/core.h>
 
@@ -24,17 +25,17 @@ namespace {
 
 using am::bench::median_seconds;
 
-/// The generator called directly: element i of `out` = F(key, i), split over `threads` threads (F
-/// inlined into the loop, as the device kernels have it).
-template <float (*F)(std::uint64_t, std::uint64_t)>
-double loop_seconds(int reps, std::vector<float>& out, int threads) {
+/// The generator's loop (reference_random.hpp), element i of `out` = F(key, i), split over `threads`
+/// threads.
+double loop_seconds(void (*loop)(std::uint64_t, float*, std::int64_t, std::int64_t), int reps, std::vector<float>& out,
+                    int threads) {
   auto n = static_cast<std::int64_t>(out.size());
   return median_seconds(reps, [&] {
     std::vector<std::thread> ts;
     for (int k = 0; k < threads; ++k)
       ts.emplace_back([&, k] {
-        for (auto i = n * k / threads; i < n * (k + 1) / threads; ++i)
-          out[static_cast<std::size_t>(i)] = F(0x2a, static_cast<std::uint64_t>(i));
+        const auto begin = n * k / threads;
+        loop(0x2a, out.data() + begin, begin, n * (k + 1) / threads);
       });
     for (auto& t : ts)
       t.join();
@@ -65,9 +66,9 @@ int run(int argc, char** argv) {
   };
   std::vector<row> rows{
       {"uniform", [&] { return am::uniform(key, {n, n}, s); },
-       [&] { return loop_seconds<am::detail::rng::uniform_float32>(reps, out, threads); }},
+       [&] { return loop_seconds(am::bench::uniform_float32_loop, reps, out, threads); }},
       {"normal", [&] { return am::normal(key, {n, n}, s); },
-       [&] { return loop_seconds<am::detail::rng::normal_float32>(reps, out, threads); }},
+       [&] { return loop_seconds(am::bench::normal_float32_loop, reps, out, threads); }},
   };
   for (auto& r : rows) {
     double ours = median_seconds(reps, [&] { r.make().block_until_ready(); });

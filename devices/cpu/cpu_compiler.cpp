@@ -149,7 +149,9 @@ private:
       case opcode::random_uniform:
       case opcode::random_normal:
         params = std::make_shared<random_params>(make_random(x.attrs, x.type.shape));
-        return random_kernel(x.op, dt);
+        if (auto random = k.random[random_slot(x.op)][static_cast<int>(dt)])
+          return random;
+        throw value_error("no " + std::string(opcode_name(x.op)) + " values of dtype " + std::string(name(dt)));
       case opcode::broadcast_in_dim:
         params = std::make_shared<gather_params>(broadcast_gather(operand_shape(), x.type.shape, x.attrs));
         return gather_kernel(dt);

@@ -20,6 +20,9 @@ kernel_table merge(const kernel_table& base, const kernel_table& over) {
         t.convert[a][b] = over.convert[a][b];
     if (over.dot[a])
       t.dot[a] = over.dot[a];
+    for (int r = 0; r < 2; ++r)
+      if (over.random[r][a])
+        t.random[r][a] = over.random[r][a];
     for (int r = 0; r < 3; ++r) {
       if (over.reduce_run[r][a])
         t.reduce_run[r][a] = over.reduce_run[r][a];

@@ -45,6 +45,11 @@ constexpr int reduce_slot(opcode op) noexcept {
   return op == opcode::reduce_sum ? 0 : op == opcode::reduce_max ? 1 : 2;
 }
 
+/// The row of kernel_table::random of random_uniform (0) and random_normal (1).
+constexpr int random_slot(opcode op) noexcept {
+  return op == opcode::random_normal ? 1 : 0;
+}
+
 /// The instruction sets kernels are compiled for.
 enum class cpu_isa : std::uint8_t {
   scalar, ///< baseline x86-64 (SSE2), libm for transcendentals
@@ -59,6 +64,9 @@ struct kernel_table {
   tile_kernel elementwise[opcode_count][dtype_count] = {};
   /// By source dtype, then result dtype.
   tile_kernel convert[dtype_count][dtype_count] = {};
+  /// JAX's random values (params: random_params, cpu_sources.hpp) by random_slot and dtype; null
+  /// where JAX has none (normal values of an integer dtype).
+  tile_kernel random[2][dtype_count] = {};
   /// Matrix products by dtype.
   dot_kernel dot[dtype_count] = {};
   /// Reductions by reduce_slot and dtype (vector units, float32/float64 only; elsewhere the

@@ -1,6 +1,9 @@
 // AVX2 kernels: compiled with -mavx2 -mfma (devices/CMakeLists.txt) and only called when the CPU has
 // both (see cpu_kernels.cpp). Transcendentals are SLEEF's 8-/4-wide u35 functions (exp and pow: u10).
+#include "actors/float16.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
+#include "devices/cpu/cpu_sources.hpp"
+#include "devices/detail/random_counter.hpp"
 
 #include <immintrin.h>
 #include <math.h>
@@ -63,6 +66,8 @@ struct vec_f64 {
 #define AM_KERNELS_VECTOR 1
 #include "devices/cpu/cpu_kernels_impl.inc"
 #include "devices/cpu/cpu_reduce_kernels.inc"
+#include "devices/cpu/cpu_unravel.inc"
+#include "devices/cpu/cpu_random_kernels.inc"
 #include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace

@@ -1,7 +1,10 @@
 // AVX-512 kernels: compiled with -mavx512f (devices/CMakeLists.txt) and only called when the CPU has
 // AVX-512F (see cpu_kernels.cpp). Transcendentals are SLEEF's 16-/8-wide u35 functions (exp and pow:
 // u10, the only ones SLEEF has), sqrt is the hardware's correctly rounded one.
+#include "actors/float16.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
+#include "devices/cpu/cpu_sources.hpp"
+#include "devices/detail/random_counter.hpp"
 
 #include "devices/cpu/avx512_intrinsics.hpp"
 #include <math.h>
@@ -64,6 +67,8 @@ struct vec_f64 {
 #define AM_KERNELS_VECTOR 1
 #include "devices/cpu/cpu_kernels_impl.inc"
 #include "devices/cpu/cpu_reduce_kernels.inc"
+#include "devices/cpu/cpu_unravel.inc"
+#include "devices/cpu/cpu_random_kernels.inc"
 #include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace

@@ -1,6 +1,8 @@
 // The baseline kernels (x86-64 without extensions): every dtype, float16/bfloat16 included, with libm
 // for transcendentals. The AVX2 / AVX-512 units override what they can do faster.
 #include "devices/cpu/cpu_kernels.hpp"
+#include "devices/cpu/cpu_sources.hpp"
+#include "devices/detail/random_counter.hpp"
 
 #include "actors/float16.hpp"
 
@@ -17,6 +19,8 @@ namespace {
 
 #define AM_KERNELS_HALF 1
 #include "devices/cpu/cpu_kernels_impl.inc"
+#include "devices/cpu/cpu_unravel.inc"
+#include "devices/cpu/cpu_random_kernels.inc"
 #include "devices/cpu/cpu_kernels_tables.inc"
 
 } // namespace

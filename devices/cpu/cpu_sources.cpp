@@ -2,7 +2,6 @@
 
 #include "actors/errors.hpp"
 #include "devices/detail/dtype_dispatch.hpp"
-#include "devices/detail/random_counter.hpp"
 
 #include <bit>
 #include <cstring>
@@ -13,7 +12,7 @@ namespace am::detail {
 
 namespace {
 
-constexpr int max_rank = 32;
+#include "devices/cpu/cpu_unravel.inc"
 
 template <class T>
 void fill_kernel(const tile_call& c) {
@@ -29,15 +28,6 @@ void iota_kernel_impl(const tile_call& c) {
   auto* d = static_cast<T*>(c.dst);
   for (std::int64_t i = 0; i < c.n; ++i)
     d[i] = convert_element<T>(c.begin + i);
-}
-
-/// Splits `linear` into a multi-index of `shape` (row-major).
-void unravel(std::int64_t linear, const shape_t& shape, std::int64_t* idx) {
-  for (auto d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-    auto extent = shape[static_cast<std::size_t>(d)];
-    idx[d] = extent == 0 ? 0 : linear % extent;
-    linear = extent == 0 ? 0 : linear / extent;
-  }
 }
 
 template <class W>
@@ -72,98 +62,6 @@ void gather_impl(const tile_call& c) {
       idx[d] = 0;
       ++idx[d - 1];
       pos += p.strides[static_cast<std::size_t>(d - 1)];
-    }
-  }
-}
-
-/// True for the float element types.
-template <class T>
-constexpr bool is_float_v = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, float16>
-                            || std::is_same_v<T, bfloat16>;
-
-/// The mantissa bits of a 16- or 32-bit float type, for the generator.
-template <class T>
-constexpr int mantissa_bits = std::is_same_v<T, float> ? 23 : std::is_same_v<T, float16> ? 10 : 7;
-
-/// The random value of global element `g` as T (devices/detail/random_counter.hpp): a uniform or
-/// normal value of a float T, JAX's random bits of an integer T.
-template <class T, bool normal>
-struct random_value {
-  std::uint64_t key;
-  const random_params* range; ///< non-null for a float uniform with JAX's minval / maxval
-
-  T operator()(std::uint64_t g) const {
-    if constexpr (!normal && is_float_v<T>) {
-      if (range != nullptr)
-        return in_range(unit(g));
-    }
-    return unit(g);
-  }
-
-private:
-  /// max(low, u * span + low) as jax.random.uniform computes it.
-  T in_range(T u) const {
-    if constexpr (std::is_same_v<T, float>)
-      return rng::in_range_float32(u, static_cast<float>(range->span), static_cast<float>(range->low));
-    else if constexpr (std::is_same_v<T, double>)
-      return rng::in_range_float64(u, range->span, range->low);
-    else {
-      T low = T(range->low);
-      T v = u * T(range->span) + low; // 16-bit types round after each operation
-      return static_cast<float>(v) < static_cast<float>(low) ? low : v;
-    }
-  }
-
-  T unit(std::uint64_t g) const {
-    if constexpr (std::is_same_v<T, std::uint8_t>) {
-      return static_cast<std::uint8_t>(rng::bits32(key, g));
-    } else if constexpr (std::is_same_v<T, std::int32_t>) {
-      return static_cast<std::int32_t>(rng::bits32(key, g));
-    } else if constexpr (std::is_same_v<T, std::int64_t>) {
-      return static_cast<std::int64_t>(rng::bits64(key, g));
-    } else if constexpr (std::is_same_v<T, double>) {
-      return normal ? rng::normal_float64(key, g) : rng::uniform_float64(key, g);
-    } else if constexpr (std::is_same_v<T, float>) {
-      return normal ? rng::normal_float32(key, g) : rng::uniform_float32(key, g);
-    } else {
-      constexpr int m = mantissa_bits<T>;
-      if constexpr (normal)
-        return T(rng::normal_erf_inv32(key, g, 16, m)) * T(1.41421356f);
-      else
-        return T(rng::uniform_unit32(key, g, 16, m));
-    }
-  }
-};
-
-template <class T, bool normal>
-void random_impl(const tile_call& c) {
-  auto& p = *static_cast<const random_params*>(c.params);
-  auto* dst = static_cast<T*>(c.dst);
-  auto r = static_cast<int>(p.shape.size());
-  random_value<T, normal> value{p.key, p.ranged ? &p : nullptr};
-  if (r == 0) {
-    if (c.n > 0)
-      dst[0] = value(0);
-    return;
-  }
-  std::int64_t idx[max_rank];
-  unravel(c.begin, p.shape, idx);
-  std::int64_t g = 0;
-  for (int d = 0; d < r; ++d)
-    g += (p.offsets[static_cast<std::size_t>(d)] + idx[d]) * p.global_strides[static_cast<std::size_t>(d)];
-  const std::int64_t inner = p.shape.back();
-  for (std::int64_t done = 0; done < c.n;) {
-    std::int64_t run = std::min(inner - idx[r - 1], c.n - done);
-    for (std::int64_t k = 0; k < run; ++k)
-      dst[done + k] = value(static_cast<std::uint64_t>(g + k));
-    done += run;
-    idx[r - 1] += run;
-    g += run;
-    for (int d = r - 1; d > 0 && idx[d] == p.shape[static_cast<std::size_t>(d)]; --d) {
-      g -= idx[d] * p.global_strides[static_cast<std::size_t>(d)];
-      idx[d] = 0;
-      ++idx[d - 1];
-      g += p.global_strides[static_cast<std::size_t>(d - 1)];
     }
   }
 }
@@ -224,21 +122,6 @@ tile_kernel iota_kernel(dtype type) {
   return detail::visit_dtype(type, [](auto tag) -> tile_kernel {
     return iota_kernel_impl<typename decltype(tag)::type>;
   });
-}
-
-tile_kernel random_kernel(opcode op, dtype type) {
-  bool normal = op == opcode::random_normal;
-  switch (type) {
-    case dtype::float16: return normal ? random_impl<float16, true> : random_impl<float16, false>;
-    case dtype::bfloat16: return normal ? random_impl<bfloat16, true> : random_impl<bfloat16, false>;
-    case dtype::float32: return normal ? random_impl<float, true> : random_impl<float, false>;
-    case dtype::float64: return normal ? random_impl<double, true> : random_impl<double, false>;
-    case dtype::uint8: if (!normal) return random_impl<std::uint8_t, false>; break;
-    case dtype::int32: if (!normal) return random_impl<std::int32_t, false>; break;
-    case dtype::int64: if (!normal) return random_impl<std::int64_t, false>; break;
-    default: break;
-  }
-  throw value_error("no " + std::string(opcode_name(op)) + " values of dtype " + std::string(name(type)));
 }
 
 tile_kernel gather_kernel(dtype type) {

@@ -47,9 +47,6 @@ tile_kernel constant_kernel(dtype type);
 /// The row-major element index converted to `type` (no params).
 tile_kernel iota_kernel(dtype type);
 
-/// random_uniform / random_normal values (params: random_params) of a floating `type`.
-tile_kernel random_kernel(opcode op, dtype type);
-
 /// Gathers from `src[0]`, the operand's base pointer (params: gather_params).
 tile_kernel gather_kernel(dtype type);
 
