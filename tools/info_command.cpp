@@ -9,6 +9,7 @@
 #include "actormesh/build_config.hpp"
 #include "actors/errors.hpp"
 #include "devices/cpu/blas_kernels.hpp"
+#include "devices/cpu/onednn_sgemm.hpp"
 #include "devices/runtime.hpp"
 
 #if AM_HAVE_CUDA
@@ -68,6 +69,7 @@ void print_runtime(std::ostream& out, const info_args& args) {
   fmt::print(out, "  default platform {}\n", platform_name(default_platform()));
   const auto& blas = detail::ensure_blas_kernels();
   fmt::print(out, "  BLAS kernels     {} ({}; {})\n", blas.core, blas.library, blas.why);
+  fmt::print(out, "  float32 products {}; float64: OpenBLAS\n", detail::float32_products().why);
   auto cpus = am::devices(platform::cpu);
   fmt::print(out, "devices\n");
   for (auto& d : cpus)

@@ -13,6 +13,7 @@ packages=(
   libcli11-dev             # the actormesh command-line tool
   libsleef-dev             # vectorized math for the CPU kernels
   libopenblas-dev          # matrix products of the CPU devices (BLAS)
+  libdnnl2                 # oneDNN: the float32 products, opened at run time (devices/cpu/onednn_sgemm.hpp)
   libgloo-dev              # collectives across processes on host memory (devices/collectives/)
   libjemalloc-dev          # the allocator of programs using actormesh (see cmake/Jemalloc.cmake)
   libpng-dev               # `actormesh trace summary --png` (without it, --png refuses)

@@ -2,6 +2,7 @@
 
 #include "devices/cpu/blas_kernels.hpp"
 #include "devices/cpu/blas_thread.hpp"
+#include "devices/cpu/onednn_sgemm.hpp"
 #include "devices/detail/dot_geometry.hpp"
 
 #include <cblas.h>
@@ -22,6 +23,8 @@ void gemm_batch(const T* x, const T* y, T* out, const dot_geometry& g) {
   auto ta = g.transpose_x ? CblasTrans : CblasNoTrans, tb = g.transpose_y ? CblasTrans : CblasNoTrans;
   int lda = g.transpose_x ? M : K, ldb = g.transpose_y ? K : N;
   ensure_blas_kernels(); // once: kernels as wide as the CPU's vectors, before the first product
+  if constexpr (std::is_same_v<T, float>)
+    float32_products(); // once: oneDNN opened (or not) before the BLAS thread's first turn
   auto flop = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n)
               * static_cast<double>(g.k);
   run_on_blas_thread([&] {
@@ -29,9 +32,10 @@ void gemm_batch(const T* x, const T* y, T* out, const dot_geometry& g) {
       const T* xb = x + b * g.m * g.k;
       const T* yb = y + (g.y_batched ? b * g.k * g.n : 0);
       T* ob = out + b * g.m * g.n;
-      if constexpr (std::is_same_v<T, float>)
-        cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, xb, lda, yb, ldb, 0.0f, ob, N);
-      else
+      if constexpr (std::is_same_v<T, float>) {
+        if (!onednn_sgemm(g.transpose_x, g.transpose_y, M, N, K, xb, lda, yb, ldb, ob, N))
+          cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, xb, lda, yb, ldb, 0.0f, ob, N);
+      } else
         cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, xb, lda, yb, ldb, 0.0, ob, N);
     }
   }, flop);
