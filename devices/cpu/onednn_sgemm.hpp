@@ -6,7 +6,8 @@
 /// products with oneDNN when it is installed and float64 ones with OpenBLAS. The library is opened
 /// when the first float32 product runs (dlopen): a process that makes none does not load it, and a
 /// machine without it (a GPU machine carrying only the runtime's own libraries) keeps OpenBLAS.
-/// AM_SGEMM=openblas keeps OpenBLAS for float32 too. Internal.
+/// AM_SGEMM=openblas keeps OpenBLAS for float32 too; so does a sanitizer build (LeakSanitizer cannot
+/// read a dlopen'ed library's thread-local storage, ThreadSanitizer not see into its OpenMP). Internal.
 #pragma once
 
 #include <cstdint>
