@@ -69,7 +69,11 @@ void print_runtime(std::ostream& out, const info_args& args) {
   fmt::print(out, "  default platform {}\n", platform_name(default_platform()));
   const auto& blas = detail::ensure_blas_kernels();
   fmt::print(out, "  BLAS kernels     {} ({}; {})\n", blas.core, blas.library, blas.why);
-  fmt::print(out, "  float32 products {}; float64: OpenBLAS\n", detail::float32_products().why);
+  if (detail::float32_products().onednn)
+    fmt::print(out, "  float32 products {}, {}-bit kernels; float64: OpenBLAS\n", detail::float32_products().why,
+               detail::onednn_vector_bits());
+  else
+    fmt::print(out, "  float32 products {}; float64: OpenBLAS\n", detail::float32_products().why);
   auto cpus = am::devices(platform::cpu);
   fmt::print(out, "devices\n");
   for (auto& d : cpus)

@@ -26,6 +26,7 @@ struct dnnl_version_fields {
 struct onednn_library {
   sgemm_fn sgemm = nullptr;
   std::string version;
+  int isa = 0;
 
   onednn_library() {
     void* handle = ::dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
@@ -37,6 +38,8 @@ struct onednn_library {
       const auto* v = version_of();
       version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
     }
+    if (auto isa_of = reinterpret_cast<int (*)()>(::dlsym(handle, "dnnl_get_effective_cpu_isa")))
+      isa = isa_of();
   }
 };
 
@@ -73,6 +76,15 @@ const sgemm_choice& float32_products() {
     return choose_sgemm(setting, library().sgemm != nullptr, library().version);
   }();
   return choice;
+}
+
+int onednn_vector_bits() {
+  if (!float32_products().onednn)
+    return 0;
+  // dnnl_cpu_isa_t is a bit set: 0x1 SSE4.1, 0x2 AVX, 0x4 AVX2, 0x20 AVX-512 core (and wider sets
+  // above it, which include those bits).
+  const int isa = library().isa;
+  return (isa & 0x20) ? 512 : (isa & 0x6) ? 256 : 128;
 }
 
 bool onednn_sgemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k,

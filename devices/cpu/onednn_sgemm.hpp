@@ -28,6 +28,10 @@ sgemm_choice choose_sgemm(const char* setting, bool found, const std::string& ve
 /// This process's choice (AM_SGEMM read and oneDNN opened once, on first use).
 const sgemm_choice& float32_products();
 
+/// The vector width of the kernels oneDNN runs (512, 256 or 128 bits, from its effective CPU ISA);
+/// 0 when oneDNN is not in use.
+int onednn_vector_bits();
+
 /// C = op(A) op(B) through oneDNN, row-major (op: transposed when `transpose_*`), as cblas_sgemm
 /// with alpha 1 and beta 0. Returns false, computing nothing, when oneDNN is not in use or refuses
 /// the call; the caller then uses OpenBLAS.

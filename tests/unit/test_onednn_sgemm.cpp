@@ -1,5 +1,6 @@
 // Which library makes float32 products (AM_SGEMM, oneDNN installed or not), and oneDNN's product
 // against OpenBLAS's on the shapes and transposes CPU devices use.
+#include "devices/cpu/blas_kernels.hpp"
 #include "devices/cpu/onednn_sgemm.hpp"
 
 #include <actormesh.hpp>
@@ -54,4 +55,14 @@ TEST_CASE("oneDNN's float32 product equals OpenBLAS's, transposed operands inclu
       for (int i = 0; i < m * n; ++i)
         REQUIRE(ours[i] == Approx(theirs[i]).margin(1e-4));
     }
+}
+
+TEST_CASE("oneDNN runs kernels as wide as this CPU's vectors", "[unit][blas]") {
+  if (!am::detail::float32_products().onednn) {
+    WARN("oneDNN is not in use here: " << am::detail::float32_products().why);
+    return;
+  }
+  const auto cpu = am::detail::vector_bits(am::detail::this_cpu_features());
+  INFO("oneDNN " << am::detail::float32_products().why << "; CPU vectors " << cpu << " bits");
+  CHECK(am::detail::onednn_vector_bits() >= cpu);
 }
