@@ -97,3 +97,24 @@ TEST_CASE("block writer: each shard written once in place, concurrently; an erro
                                                          });
   CHECK_THROWS_WITH(broken.block_until_ready(), "The checkpoint file 2.npy is truncated");
 }
+
+TEST_CASE("block writer: empty shards get a zero-size write, scalars one element", "[unit][make_array]") {
+  am::runtime rt(four_devices());
+  am::mesh m(am::create_device_mesh({4}, am::devices()), {"x"});
+  std::atomic<int> zero_writes{0};
+  auto empty = am::detail::make_array_from_block_writer({8, 0}, am::dtype::float32, am::make_named_sharding(m, am::P("x")),
+                                                        [&](const am::shard_index&, std::byte*, std::size_t size) {
+                                                          if (size == 0)
+                                                            ++zero_writes;
+                                                        });
+  CHECK(empty.to_host().shape() == host_array::shape_type{8, 0});
+  CHECK(zero_writes == 4);
+  auto scalar = am::detail::make_array_from_block_writer({}, am::dtype::int32, am::make_named_sharding(m, am::P()),
+                                                         [](const am::shard_index& b, std::byte* destination, std::size_t size) {
+                                                           REQUIRE(b.empty());
+                                                           REQUIRE(size == 4);
+                                                           const std::int32_t v = 42;
+                                                           std::memcpy(destination, &v, 4);
+                                                         });
+  CHECK(scalar.to_host().item<std::int32_t>() == 42);
+}
