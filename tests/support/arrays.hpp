@@ -19,12 +19,17 @@
 
 namespace am::testing {
 
-/// A runtime with 8 CPU devices and no GPUs.
-inline options eight_cpus() {
+/// A runtime with `count` CPU devices and no GPUs.
+inline options cpus_only(int count) {
   options o;
-  o.cpu_devices = 8;
+  o.cpu_devices = count;
   o.use_gpus = false;
   return o;
+}
+
+/// A runtime with 8 CPU devices and no GPUs.
+inline options eight_cpus() {
+  return cpus_only(8);
 }
 
 /// The (4, 2) mesh with axes x, y over the 8 CPU devices.

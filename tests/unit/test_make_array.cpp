@@ -2,6 +2,7 @@
 // blocks copied once, so the caller may change them at once) and the internal block writer that
 // restore_checkpoint reads files through (each shard written in place, its errors on the array).
 #include "sharding/detail/block_writer_array.hpp"
+#include "support/arrays.hpp"
 
 #include <actormesh.hpp>
 
@@ -9,20 +10,11 @@
 
 #include <atomic>
 #include <cstring>
-#include <set>
-#include <string>
 #include <vector>
 
 using am::host_array;
 
 namespace {
-
-am::options four_devices() {
-  am::options o;
-  o.cpu_devices = 4;
-  o.use_gpus = false;
-  return o;
-}
 
 /// The rows [start, stop) of `whole` (a rank-2 block by its first dimension).
 host_array rows_of(const host_array& whole, const am::shard_index& block) {
@@ -32,7 +24,7 @@ host_array rows_of(const host_array& whole, const am::shard_index& block) {
 } // namespace
 
 TEST_CASE("make_array_from_callback: blocks land on their devices, replicas from one call", "[unit][make_array]") {
-  am::runtime rt(four_devices());
+  am::runtime rt(am::testing::cpus_only(4));
   am::mesh m(am::create_device_mesh({2, 2}, am::devices()), {"x", "y"});
   const host_array whole = host_array::arange(24, am::dtype::float32).reshape({6, 4});
   int calls = 0;
@@ -46,7 +38,7 @@ TEST_CASE("make_array_from_callback: blocks land on their devices, replicas from
 }
 
 TEST_CASE("make_array_from_callback: the array keeps the values of the call, not later changes", "[unit][make_array]") {
-  am::runtime rt(four_devices());
+  am::runtime rt(am::testing::cpus_only(4));
   am::mesh m(am::create_device_mesh({4}, am::devices()), {"x"});
   const host_array whole = host_array::arange(16, am::dtype::int32).reshape({4, 4});
   const host_array expected = whole.copy();
@@ -62,7 +54,7 @@ TEST_CASE("make_array_from_callback: the array keeps the values of the call, not
 }
 
 TEST_CASE("make_array_from_callback: a block of the wrong shape or dtype is refused", "[unit][make_array]") {
-  am::runtime rt(four_devices());
+  am::runtime rt(am::testing::cpus_only(4));
   am::mesh m(am::create_device_mesh({4}, am::devices()), {"x"});
   auto s = am::make_named_sharding(m, am::P("x"));
   CHECK_THROWS_WITH(am::make_array_from_callback({8}, s, [](const am::shard_index&) { return host_array::zeros({3}); }),
@@ -76,7 +68,7 @@ TEST_CASE("make_array_from_callback: a block of the wrong shape or dtype is refu
 }
 
 TEST_CASE("block writer: each shard written once in place, concurrently; an error reaches the array", "[unit][make_array]") {
-  am::runtime rt(four_devices());
+  am::runtime rt(am::testing::cpus_only(4));
   am::mesh m(am::create_device_mesh({4}, am::devices()), {"x"});
   auto s = am::make_named_sharding(m, am::P("x"));
   std::atomic<int> writes{0};
@@ -99,7 +91,7 @@ TEST_CASE("block writer: each shard written once in place, concurrently; an erro
 }
 
 TEST_CASE("block writer: empty shards get a zero-size write, scalars one element", "[unit][make_array]") {
-  am::runtime rt(four_devices());
+  am::runtime rt(am::testing::cpus_only(4));
   am::mesh m(am::create_device_mesh({4}, am::devices()), {"x"});
   std::atomic<int> zero_writes{0};
   auto empty = am::detail::make_array_from_block_writer({8, 0}, am::dtype::float32, am::make_named_sharding(m, am::P("x")),
