@@ -53,7 +53,7 @@ TEST_CASE("complex_computation fused agrees with the CPU device", "[gpu]") {
   }
 }
 
-TEST_CASE("a program object compiles once; sizes and scalars reuse the kernel", "[gpu]") {
+TEST_CASE("a program object compiles once, sizes and scalars reuse the kernel", "[gpu]") {
   require_gpu();
   fusion_setting fused(true);
   runtime rt;

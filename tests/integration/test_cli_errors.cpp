@@ -111,7 +111,7 @@ TEST_CASE("cli_errors: --version prints the version on stdout and exits 0, witho
   CHECK(r.err.empty());
 }
 
-TEST_CASE("cli_errors: a misspelt subcommand is named with the list; `help` prints the usage", "[cli_errors]") {
+TEST_CASE("cli_errors: a misspelt subcommand is named with the list, `help` prints the usage", "[cli_errors]") {
   check_refused("infoo", "Unknown subcommand 'infoo' (the subcommands: info,");
   const auto help = run_tool("help");
   CHECK(help.status == 0);

@@ -270,8 +270,8 @@ inline bool accepts(dtype t, reduce_op op) {
 }
 
 /// What a rank thread of most tests does first: join `name` over `processes`.
-am::communicator join(am::test::local_cluster& cluster, int process, const std::vector<int>& processes,
-                      const std::string& name, std::chrono::milliseconds timeout = 20s) {
+inline am::communicator join(am::test::local_cluster& cluster, int process, const std::vector<int>& processes,
+                             const std::string& name, std::chrono::milliseconds timeout = 20s) {
   return am::communicator(cluster.services(process), processes, name, "127.0.0.1", timeout);
 }
 

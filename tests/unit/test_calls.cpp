@@ -79,7 +79,7 @@ TEST_CASE("an upload of the wrong size is refused with a clear error", "[calls]"
   CHECK_THROWS_WITH(s.get(10s), Catch::Contains("got 3 bytes"));
 }
 
-TEST_CASE("an upload written in place holds what its writer wrote; a writer's exception fails it", "[calls]") {
+TEST_CASE("an upload written in place holds what its writer wrote, a writer's exception fails it", "[calls]") {
   am::runtime rt(small_runtime());
   auto d = am::devices()[2];
   am::value_type t{am::dtype::int32, {4}};
@@ -116,7 +116,7 @@ TEST_CASE("an input from another device is awaited without losing order", "[call
         == std::vector<std::int64_t>(4, am::testing::expected_chain(5, 0, 1) * 3));
 }
 
-TEST_CASE("host calls of one thread run in order; different threads run concurrently", "[calls][host]") {
+TEST_CASE("host calls of one thread run in order, different threads run concurrently", "[calls][host]") {
   am::runtime rt(small_runtime());
   std::vector<int> seen;
   std::vector<am::future<void>> fs;

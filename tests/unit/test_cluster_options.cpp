@@ -163,7 +163,7 @@ TEST_CASE("cluster settings in code", "[options][cluster]") {
   CHECK(o.process_id == 1);
 }
 
-TEST_CASE("a coordinator with one process is a cluster of one; an empty one is local", "[options][cluster]") {
+TEST_CASE("a coordinator with one process is a cluster of one, an empty one is local", "[options][cluster]") {
   auto one = resolve({{"AM_COORDINATOR", "localhost:7000"}});
   CHECK(one.clustered());
   CHECK(one.num_processes == 1);
@@ -175,7 +175,7 @@ TEST_CASE("a coordinator with one process is a cluster of one; an empty one is l
   CHECK(resolve({{"AM_JOIN_TIMEOUT", "5s"}}).cluster_source == "local");
 }
 
-TEST_CASE("durations: a whole number with ms, s or m; a bare number is seconds", "[options][cluster]") {
+TEST_CASE("durations: a whole number with ms, s or m, a bare number is seconds", "[options][cluster]") {
   CHECK(resolve({{"AM_JOIN_TIMEOUT", "1ms"}}).join_timeout == 1ms);
   CHECK(resolve({{"AM_JOIN_TIMEOUT", "30s"}}).join_timeout == 30s);
   CHECK(resolve({{"AM_JOIN_TIMEOUT", "2m"}}).join_timeout == 2min);
@@ -254,7 +254,7 @@ TEST_CASE("Slurm: task, task count and the first node of the step as coordinator
   CHECK(detected->settings[2].source == "SLURM_STEP_NODELIST and SLURM_JOB_ID");
 }
 
-TEST_CASE("Slurm: the job's node list without a step's; AM_COORDINATOR_PORT", "[options][cluster][slurm]") {
+TEST_CASE("Slurm: the job's node list without a step's, AM_COORDINATOR_PORT", "[options][cluster][slurm]") {
   auto env = slurm_job();
   env.erase("SLURM_STEP_NODELIST");
   env["SLURM_JOB_NODELIST"] = "gpu[07-08],cpu1";

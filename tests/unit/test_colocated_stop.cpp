@@ -71,7 +71,7 @@ TEST_CASE("colocated stop: a call still queued behind a running one fails", "[un
   CHECK_THROWS_AS(queued.block_until_ready(std::chrono::milliseconds(30000)), am::runtime_error);
 }
 
-TEST_CASE("colocated stop: a method still running lets the runtime stop; queued ones fail", "[unit][colocated]") {
+TEST_CASE("colocated stop: a method still running lets the runtime stop, queued ones fail", "[unit][colocated]") {
   am::runtime rt(cpus(1));
   slow_entered = false;
   auto s = sleeper_class();

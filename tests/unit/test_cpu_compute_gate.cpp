@@ -83,7 +83,7 @@ TEST_CASE("the compute gate serves waiters in the order they came", "[cpu][gate]
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4, 5});
 }
 
-TEST_CASE("small stages and a gate that is off never wait; turning it off frees every waiter", "[cpu][gate]") {
+TEST_CASE("small stages and a gate that is off never wait, turning it off frees every waiter", "[cpu][gate]") {
   gate_scope restore;
   set_cpu_compute_slots(1);
   compute_slot held(gated_stage_elements);

@@ -163,7 +163,7 @@ TEST_CASE("complex_computation compiles to one fused loop with its constant hois
   CHECK(am::detail::compile_for_cpu(*p, unfused_opts)->stages.size() == 9);
 }
 
-TEST_CASE("barriers split regions; reshape and same-dtype convert are aliases", "[cpu][fusion]") {
+TEST_CASE("barriers split regions, reshape and same-dtype convert are aliases", "[cpu][fusion]") {
   am::value_type t{am::dtype::float32, {8, 16}};
   am::program_builder b("barriers");
   auto x = b.parameter(t);

@@ -79,7 +79,7 @@ TEST_CASE("uniform float32 is the documented function of key and index", "[cpu][
     }
 }
 
-TEST_CASE("uniform values lie in [0, 1) and normal values have the right moments", "[cpu][random]") {
+TEST_CASE("uniform values lie between 0 (included) and 1 (excluded) and normal values have the right moments", "[cpu][random]") {
   am::runtime rt(small_runtime(1));
   auto d = am::devices()[0];
   const std::int64_t n = 200000;

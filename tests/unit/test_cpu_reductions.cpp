@@ -171,7 +171,7 @@ TEST_CASE("float reductions over every axis choice and odd sizes match the refer
   }
 }
 
-TEST_CASE("max and min propagate NaN from any position; infinities reduce as IEEE says", "[cpu][reductions]") {
+TEST_CASE("max and min propagate NaN from any position, infinities reduce as IEEE says", "[cpu][reductions]") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   for (auto isa : supported_isas()) {
     INFO(am::detail::isa_name(isa));
@@ -267,7 +267,7 @@ TEST_CASE("sharded float reductions over every axis match the host, NaN included
   }
 }
 
-TEST_CASE("max and min over an empty axis are refused with jax.numpy's words; other empty shapes reduce",
+TEST_CASE("max and min over an empty axis are refused with jax.numpy's words, other empty shapes reduce",
           "[array][reductions]") {
   am::runtime rt(am::testing::eight_cpus());
   auto d = am::devices(am::platform::cpu)[0];

@@ -91,7 +91,7 @@ TEST_CASE("flight recorder: many threads issue and mark at once", "[flight_recor
   CHECK(e.back().record == 16000);
 }
 
-TEST_CASE("flight dump: written and parsed back field for field; tabs and newlines become spaces", "[flight_recorder]") {
+TEST_CASE("flight dump: written and parsed back field for field, tabs and newlines become spaces", "[flight_recorder]") {
   auto d = dump_of(2, {entry("comm\tA", 7, "all_gather uint8[8]", obs::op_state::failed)});
   d.entries[0].error = "line one\nline two";
   std::ostringstream out;

@@ -120,7 +120,7 @@ TEST_CASE("host_array: from_vector, data, at, get, set, item and to_vector", "[h
   CHECK(values<double>(h) == std::vector<double>{0.5, -2.0});
 }
 
-TEST_CASE("host_array: copies share, copy() does not, operator[] views a row", "[host_array]") {
+TEST_CASE("host_array: copies share, copy() does not, indexing by row views a row", "[host_array]") {
   host_array a = host_array::arange(0, 6, 1, dtype::int32).reshape({2, 3});
   host_array shared = a;
   host_array deep = a.copy();

@@ -67,7 +67,7 @@ TEST_CASE("make_array_from_callback: a block of the wrong shape or dtype is refu
                     Catch::Contains("returned dtype int32"));
 }
 
-TEST_CASE("block writer: each shard written once in place, concurrently; an error reaches the array", "[unit][make_array]") {
+TEST_CASE("block writer: each shard written once in place, concurrently, an error reaches the array", "[unit][make_array]") {
   am::runtime rt(am::testing::cpus_only(4));
   am::mesh m(am::create_device_mesh({4}, am::devices()), {"x"});
   auto s = am::make_named_sharding(m, am::P("x"));

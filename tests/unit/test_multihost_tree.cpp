@@ -105,7 +105,7 @@ TEST_CASE("multihost: partition specs are leaves of spec trees", "[unit][multiho
   CHECK(n == 3);
 }
 
-TEST_CASE("multihost: shardings of any kind are leaves of sharding trees; other types are not trees",
+TEST_CASE("multihost: shardings of any kind are leaves of sharding trees, other types are not trees",
           "[unit][multihost]") {
   static_assert(am::sharding_leaf<am::sharding_ptr>);
   static_assert(am::sharding_leaf<std::shared_ptr<const am::named_sharding>>);

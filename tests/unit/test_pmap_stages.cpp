@@ -83,7 +83,7 @@ TEST_CASE("pmax and pmin stages let NaN win", "[pmap][stages]") {
   CHECK(mn[3] == 1.0);
 }
 
-TEST_CASE("small reductions in one process stay inside the plan; a reduction of an unmapped value needs no stage",
+TEST_CASE("small reductions in one process stay inside the plan, a reduction of an unmapped value needs no stage",
           "[pmap][stages]") {
   {
     runtime rt(eight_cpus());

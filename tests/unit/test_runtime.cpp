@@ -43,7 +43,7 @@ TEST_CASE("the runtime finds the configured number of CPU devices", "[runtime]")
   CHECK_THROWS_WITH(am::devices(am::platform::cuda), Catch::Contains("Backend 'cuda' failed to initialize"));
 }
 
-TEST_CASE("a second runtime cannot start while one runs; one can start after", "[runtime]") {
+TEST_CASE("a second runtime cannot start while one runs, one can start after", "[runtime]") {
   {
     am::runtime rt;
     CHECK_THROWS_AS(am::runtime(), am::runtime_error);

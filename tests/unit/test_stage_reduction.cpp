@@ -57,7 +57,7 @@ TEST_CASE("a stage's sum adds the parts in part order, across tiles", "[stages]"
   CHECK(out[0] == 1.5f);
 }
 
-TEST_CASE("a stage's max and min let NaN win; one part is a copy; mean is the sum before dividing", "[stages]") {
+TEST_CASE("a stage's max and min let NaN win, one part is a copy, mean is the sum before dividing", "[stages]") {
   const std::size_t count = 9000;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto parts = parts_of(3, count, [&](int p, std::size_t j) {

@@ -138,7 +138,7 @@ TEST_CASE("visualize: the platform label defaults to the devices' own", "[visual
   CHECK(visualize_array_sharding({2}, named_sharding(mesh({2}, gpu, {"x"}), P("x"))).find("GPU 1") != std::string::npos);
 }
 
-TEST_CASE("visualize: the picture ends with the border's newline, as JAX's; an empty line on request",
+TEST_CASE("visualize: the picture ends with the border's newline, as JAX's, an empty line on request",
           "[visualize]") {
   mesh m({2}, virtual_cpu_devices(2), {"x"});
   const std::string picture = R"PIC(┌───────┬───────┐
