@@ -42,7 +42,7 @@ using clock_type = std::chrono::steady_clock;
 using barrier_atom = caf::atom_constant<caf::atom("barrier")>;
 
 /// The configuration the actormesh runtime uses in a cluster (devices/detail/runtime_impl.cpp,
-/// actors/cluster/join.cpp).
+/// cluster/join.cpp).
 struct peer_config : caf::actor_system_config {
   peer_config() {
     load<caf::io::middleman>();

@@ -12,7 +12,7 @@ elseif(AM_SANITIZE STREQUAL "thread")
   # Debian's CAF is not built with TSan; point CAF_ROOT at a TSan build (tools/build-caf-tsan.sh).
   # GCC 12 warns (-Wtsan) at every std::atomic_thread_fence that TSan does not model fences. The
   # only ones here are Boost.Asio's fenced blocks, reached through CAF's headers
-  # (actors/cluster/join.hpp); our own code uses no standalone fence.
+  # (cluster/join.hpp); our own code uses no standalone fence.
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -O1 -g1 -Wno-maybe-uninitialized -Wno-tsan)
   add_link_options(-fsanitize=thread)
   if(NOT CAF_ROOT AND NOT DEFINED ENV{CAF_ROOT})

@@ -35,20 +35,10 @@ const std::shared_ptr<detail::device_outbox>& outbox_for(detail::runtime_impl& r
   return outboxes.emplace(ep.lane_key, std::move(box)).first->second;
 }
 
-/// Queues a piece of work as the next call of this thread's lane to the device (the outbox numbers
-/// it); sends the device a take message unless one is already pending.
-void send_to_device(detail::runtime_impl& rt, const device& d, detail::device_work work) {
-  auto& ep = rt.endpoint(d);
+/// Queues a piece of work as the next call of this thread's lane to the device actor behind `ep`
+/// (the outbox numbers it); sends the device a take message unless one is already pending.
+void send_to_device(detail::runtime_impl& rt, const detail::device_endpoint& ep, detail::device_work work) {
   detail::send_in_lane(rt, ep, outbox_for(rt, ep), std::move(work));
-}
-
-/// The controller's link when `d` is a worker's device in single-controller mode, else null.
-/// Called under a call_guard (the link is not used once the runtime stops).
-detail::remote::controller_link* worker_link(detail::runtime_impl& rt, const device& d) {
-  if (d.process_index == rt.process_index() || !rt.workers())
-    return nullptr;
-  rt.check_known(d);
-  return rt.workers();
 }
 
 } // namespace
@@ -73,9 +63,10 @@ std::vector<shard_future> execute(const device& d, std::shared_ptr<const program
   if (!p)
     throw value_error("execute: no program");
   auto rt = detail::current_runtime();
-  if (auto* link = worker_link(*rt, d)) {
+  auto& ep = rt->route(d);
+  if (ep.link) { // a worker's device: the link is used under a call_guard, never once the runtime stops
     detail::runtime_impl::call_guard issuing(*rt);
-    return link->execute(d, std::move(p), inputs);
+    return ep.link->execute(d, std::move(p), inputs);
   }
   detail::program_call call{std::move(p), std::move(inputs), {}};
   std::vector<shard_future> results;
@@ -83,20 +74,21 @@ std::vector<shard_future> execute(const device& d, std::shared_ptr<const program
   results.reserve(call.outputs.size());
   for (auto& out : call.outputs)
     results.push_back(out.get_future());
-  send_to_device(*rt, d, std::move(call));
+  send_to_device(*rt, ep, std::move(call));
   return results;
 }
 
 shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type) {
   auto rt = detail::current_runtime();
-  if (auto* link = worker_link(*rt, d)) {
+  auto& ep = rt->route(d);
+  if (ep.link) {
     detail::runtime_impl::call_guard issuing(*rt);
-    return link->upload(d, std::move(bytes), std::move(type));
+    return ep.link->upload(d, std::move(bytes), std::move(type));
   }
   promise<buffer_ref> out;
   auto result = out.get_future();
   auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
-  send_to_device(*rt, d, detail::upload_call{std::move(shared), std::move(type), std::move(out), {}});
+  send_to_device(*rt, ep, detail::upload_call{std::move(shared), std::move(type), std::move(out), {}});
   return result;
 }
 
@@ -104,29 +96,31 @@ shard_future upload_written(const device& d, value_type type, buffer_writer writ
   if (!write)
     throw value_error("upload_written: no writer");
   auto rt = detail::current_runtime();
-  if (auto* link = worker_link(*rt, d)) {
+  auto& ep = rt->route(d);
+  if (ep.link) {
     // The bytes travel to the worker: written here, into the message's own block.
     std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape))
                                  * static_cast<std::size_t>(size_of(type.dtype)));
     write(bytes.data(), bytes.size());
     detail::runtime_impl::call_guard issuing(*rt);
-    return link->upload(d, std::move(bytes), std::move(type));
+    return ep.link->upload(d, std::move(bytes), std::move(type));
   }
   promise<buffer_ref> out;
   auto result = out.get_future();
-  send_to_device(*rt, d, detail::upload_call{nullptr, std::move(type), std::move(out), std::move(write)});
+  send_to_device(*rt, ep, detail::upload_call{nullptr, std::move(type), std::move(out), std::move(write)});
   return result;
 }
 
 future<std::vector<std::byte>> fetch(const device& d, shard_future shard) {
   auto rt = detail::current_runtime();
-  if (auto* link = worker_link(*rt, d)) {
+  auto& ep = rt->route(d);
+  if (ep.link) {
     detail::runtime_impl::call_guard issuing(*rt);
-    return link->fetch(d, shard);
+    return ep.link->fetch(d, shard);
   }
   promise<std::vector<std::byte>> out;
   auto result = out.get_future();
-  send_to_device(*rt, d, detail::fetch_call{std::move(shard), std::move(out)});
+  send_to_device(*rt, ep, detail::fetch_call{std::move(shard), std::move(out)});
   return result;
 }
 

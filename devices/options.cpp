@@ -1,6 +1,6 @@
 #include "devices/options.hpp"
 
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "devices/cluster_environment.hpp"

@@ -1,8 +1,8 @@
 #include "multihost/live_devices.hpp"
 
-#include "actors/cluster/step_counters.hpp"
+#include "cluster/step_counters.hpp"
 #include "actors/errors.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "devices/runtime.hpp"
 
 #include <algorithm>
@@ -18,10 +18,13 @@ namespace {
 
 using detail::step_counters;
 
+/// Each process set's count of live_devices meetings so far.
+const detail::service_key<step_counters> live_devices_steps{"live_devices"};
+
 /// Who is alive among the processes of a live_devices call, as this process knows it.
 class participants {
 public:
-  participants(detail::cluster_client& cluster, std::set<int> processes)
+  participants(detail::cluster_services& cluster, std::set<int> processes)
       : cluster_(cluster), processes_(std::move(processes)) {}
 
   /// Records a process as failed (it may be known from an error before the failure notice).
@@ -49,7 +52,7 @@ public:
   }
 
 private:
-  detail::cluster_client& cluster_;
+  detail::cluster_services& cluster_;
   std::set<int> processes_;
   std::set<int> failed_;
 };
@@ -57,7 +60,7 @@ private:
 std::string name_of(const std::vector<int>& procs) { return detail::communicator_name("am.live_devices/", procs); }
 
 /// One meeting of `procs` ("enter" or "leave"); throws what the cluster's check throws.
-void meet(detail::cluster_client& cluster, step_counters& steps, const std::vector<int>& procs, const char* what,
+void meet(detail::cluster_services& cluster, step_counters& steps, const std::vector<int>& procs, const char* what,
           std::chrono::milliseconds timeout) {
   const auto name = name_of(procs);
   cluster.check_collective(name, steps.take(name), procs, std::string("live_devices ") + what, timeout);
@@ -70,11 +73,10 @@ void live_devices(const std::vector<device>& devices, const std::function<void(c
     throw runtime_error("Distributed JAX not initialized.");
   if (devices.empty())
     throw value_error("No devices provided.");
-  auto rt = detail::current_runtime();
+  auto rt = detail::current_context();
   auto& cluster = rt->cluster();
   const auto timeout = rt->config().collective_timeout;
-  auto steps = std::static_pointer_cast<step_counters>(
-      rt->service("am.live_devices", [] { return std::make_shared<step_counters>(); }));
+  auto steps = rt->service(live_devices_steps, [] { return std::make_shared<step_counters>(); });
   std::set<int> procs;
   for (auto& d : devices)
     procs.insert(d.process_index);

@@ -3,7 +3,7 @@
 #include <utility> // before Boost.Asio under C++20
 
 #include "actors/errors.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "devices/runtime.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -37,7 +37,7 @@ std::string step_key(int p) { return "am.preemption/step/" + std::to_string(p); 
 /// on it.
 class preemption_service {
 public:
-  explicit preemption_service(detail::runtime_impl& rt)
+  explicit preemption_service(detail::runtime_context& rt)
       : cluster_(rt.cluster()), me_(rt.process_index()), processes_(rt.config().num_processes),
         timeout_(rt.config().collective_timeout) {
     signals_.async_wait([this](const boost::system::error_code& ec, int) {
@@ -146,7 +146,7 @@ private:
     changed_.notify_all();
   }
 
-  detail::cluster_client& cluster_;
+  detail::cluster_services& cluster_;
   const int me_;
   const int processes_;
   const std::chrono::milliseconds timeout_;
@@ -166,10 +166,12 @@ private:
   std::thread watcher_;
 };
 
+/// The runtime's preemption protocol, started by the first call that needs it.
+const detail::service_key<preemption_service> preemption_key{"preemption"};
+
 std::shared_ptr<preemption_service> service() {
-  auto rt = detail::current_runtime();
-  return std::static_pointer_cast<preemption_service>(
-      rt->service("am.preemption", [&rt] { return std::make_shared<preemption_service>(*rt); }));
+  auto rt = detail::current_context();
+  return rt->service(preemption_key, [&rt] { return std::make_shared<preemption_service>(*rt); });
 }
 
 } // namespace

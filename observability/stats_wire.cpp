@@ -1,6 +1,6 @@
 #include "observability/stats_wire.hpp"
 
-#include "actors/cluster/wire_codec.hpp"
+#include "actors/wire_codec.hpp"
 #include "actors/errors.hpp"
 
 #include <caf/actor_system.hpp>
@@ -155,11 +155,13 @@ std::vector<process_stats> decode_cluster_stats(std::string_view bytes) {
   return all;
 }
 
-std::string answer_stats_request(int process) {
+std::string answer_stats_request(int process, const std::function<runtime_stats_snapshot()>& snapshot) {
   process_stats p;
   p.process = process;
   try {
-    p.snapshot = runtime_stats();
+    if (!snapshot)
+      throw runtime_error("this process runs no actormesh runtime");
+    p.snapshot = snapshot();
     p.ok = true;
   } catch (const std::exception& e) {
     p.error = e.what();

@@ -11,6 +11,7 @@
 #include <caf/fwd.hpp>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,8 +39,9 @@ process_stats decode_process_stats(std::string_view bytes);
 std::string encode(const std::vector<process_stats>& all);
 std::vector<process_stats> decode_cluster_stats(std::string_view bytes);
 
-/// This process's answer to stats_atom: am::runtime_stats() as process `process`, or the error.
-std::string answer_stats_request(int process);
+/// This process's answer to stats_atom: `snapshot()` (the runtime's am::runtime_stats) as process
+/// `process`, or the error it throws; without a `snapshot`, an answer saying there are no counters.
+std::string answer_stats_request(int process, const std::function<runtime_stats_snapshot()>& snapshot);
 
 /// The supervisor's side: asks every `(process, client)` for its stats (a null client answers
 /// "not joined") and returns the promise of the gathered cluster_stats bytes, delivered once all

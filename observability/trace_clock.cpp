@@ -1,6 +1,6 @@
 #include "observability/trace_clock.hpp"
 
-#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster_services.hpp"
 #include "actors/detail/log.hpp"
 
 #include <chrono>

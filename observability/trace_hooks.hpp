@@ -2,7 +2,7 @@
 /// relaxed load and a predictable branch while no trace is recorded. Where they sit:
 ///   devices/detail/device_actor.cpp   device programs, uploads, fetches; admit, stall, resume
 ///   devices/calls.cpp                 lane sends (a take message to a device)
-///   actors/detail/host_actor.cpp      host-lane tasks
+///   devices/detail/host_actor.cpp      host-lane tasks
 ///   colocated/                        colocated calls (caller side) and bodies (where they run)
 ///   devices/collectives/shard_transfers.cpp  shard transfers between processes
 ///   observability/flight_recorder.cpp collectives and barriers (the flight recorder's own hooks)

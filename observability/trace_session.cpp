@@ -4,7 +4,7 @@
 #include "observability/trace_clock.hpp"
 #include "observability/trace_writer.hpp"
 
-#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster_services.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 

@@ -1,7 +1,7 @@
 // `actormesh info`: what this build was configured with, the devices a runtime finds, and why
 // there are no GPUs when there are none; with --watch, the live counters of a running cluster
 // (tools/info_watch.hpp).
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 #include "tools/commands.hpp"
 #include "tools/info_watch.hpp"
 #include "tools/progress_display.hpp"

@@ -1,6 +1,6 @@
 #include "tools/info_watch.hpp"
 
-#include "actors/cluster/guard/guarded_connect.hpp"
+#include "cluster/guard/guarded_connect.hpp"
 #include "actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
 #include "observability/stats_wire.hpp"

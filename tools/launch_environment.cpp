@@ -1,7 +1,7 @@
 // `actormesh launch`: picking the coordinator's port and building each child's environment.
 #include "tools/launch_environment.hpp"
 
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 
 #include "actors/errors.hpp"
 

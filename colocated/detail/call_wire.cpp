@@ -1,6 +1,6 @@
 #include "colocated/detail/call_wire.hpp"
 
-#include "actors/cluster/wire_codec.hpp"
+#include "actors/wire_codec.hpp"
 #include "actors/errors.hpp"
 #include "sharding/detail/sharding_codec.hpp"
 

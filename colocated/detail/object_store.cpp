@@ -2,7 +2,8 @@
 
 #include "actors/future.hpp"
 #include "colocated/detail/instance_actor.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/detail/actor_system_of.hpp"
+#include "devices/runtime_context.hpp"
 
 #include <caf/actor_system.hpp>
 
@@ -57,9 +58,11 @@ private:
 
 namespace {
 
-std::shared_ptr<object_store> store_of(runtime_impl& rt) {
-  return std::static_pointer_cast<object_store>(
-    rt.service("am.colocated.objects", [&rt] { return std::make_shared<object_store>(rt.system()); }));
+/// The instances of the colocated objects that live in this process.
+const service_key<object_store> object_store_key{"colocated objects"};
+
+std::shared_ptr<object_store> store_of(runtime_context& rt) {
+  return rt.service(object_store_key, [&rt] { return std::make_shared<object_store>(actor_system_of(rt)); });
 }
 
 std::vector<int> device_set_key(const std::vector<device>& devices) {
@@ -77,7 +80,7 @@ flat_tree run_on_instance(const object_record& record, const std::vector<device>
                           std::function<flat_tree(void* instance)> method) {
   caf::actor instance;
   {
-    auto store = store_of(*current_runtime()); // not held while waiting: stop() may destroy it
+    auto store = store_of(*current_context()); // not held while waiting: stop() may destroy it
     record.used_in(store);
     instance = store->instance(record, device_set_key(devices));
   }

@@ -3,9 +3,9 @@
 #include "actors/errors.hpp"
 #include "colocated/detail/call_devices.hpp"
 #include "colocated/detail/call_wire.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/remote/worker_hosts.hpp"
 #include "devices/runtime.hpp"
-#include "devices/remote/controller_link.hpp"
+#include "devices/runtime_context.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/lowering_state.hpp"
 
@@ -17,7 +17,6 @@ namespace am::detail {
 
 namespace {
 
-using remote::controller_link;
 using remote::host_call_issued;
 using remote::host_outcome;
 
@@ -64,9 +63,9 @@ std::vector<shard_future> input_shards(const flat_tree& inputs, int p) {
 std::map<int, host_call_issued> issue(const worker_call& c, const call_target& target, const flat_tree& inputs,
                                       const std::vector<device>& devices,
                                       const std::map<int, std::vector<std::pair<device, value_type>>>& outputs = {}) {
-  auto rt = current_runtime();
-  runtime_impl::call_guard issuing(*rt);
-  auto* link = rt->workers();
+  auto rt = current_context();
+  runtime_context::call_guard issuing(*rt);
+  auto* link = rt->worker_hosts();
   if (!link)
     throw runtime_error("colocated_python: this process drives no worker processes");
   auto payload = encode(c);
@@ -101,8 +100,8 @@ std::vector<shard_future> shards_on(const array& a, int process) {
 }
 
 bool runs_in_workers(const std::vector<device>& devices) {
-  auto rt = current_runtime();
-  if (!rt->workers())
+  auto rt = current_context();
+  if (!rt->has_workers())
     return false;
   bool here = false, there = false;
   for (auto& d : devices)
@@ -128,7 +127,8 @@ flat_tree call_in_workers(const call_target& target, const flat_tree& inputs, co
         error = std::current_exception();
     }
   }
-  auto* link = current_runtime()->workers();
+  auto rt = current_context(); // the runtime outlives the outcomes' shards
+  auto* link = rt->worker_hosts();
   std::map<int, std::size_t> next; // per worker, its next handle
   std::optional<spec_tree> specs;
   for (auto& [p, outcome] : outcomes) {
@@ -213,8 +213,8 @@ void release_in_workers(std::uint64_t uid, const std::set<int>& workers) noexcep
   try {
     if (!is_running())
       return;
-    auto rt = current_runtime();
-    auto* link = rt->workers();
+    auto rt = current_context();
+    auto* link = rt->worker_hosts();
     if (!link)
       return;
     worker_call c;

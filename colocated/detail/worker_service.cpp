@@ -9,7 +9,7 @@
 #include "colocated/detail/pending_outputs.hpp"
 #include "colocated/detail/registry.hpp"
 #include "colocated/detail/worker_calls.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "devices/remote/host_services.hpp"
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
@@ -57,9 +57,11 @@ private:
   std::map<std::uint64_t, std::shared_ptr<const object_record>> records_;
 };
 
-std::shared_ptr<worker_objects> objects_of(runtime_impl& rt) {
-  return std::static_pointer_cast<worker_objects>(
-    rt.service("am.colocated.worker_objects", [] { return std::make_shared<worker_objects>(); }));
+/// A worker's records of the controller's colocated objects.
+const service_key<worker_objects> worker_objects_key{"colocated worker objects"};
+
+std::shared_ptr<worker_objects> objects_of(runtime_context& rt) {
+  return rt.service(worker_objects_key, [] { return std::make_shared<worker_objects>(); });
 }
 
 /// The inputs as this process sees them: each argument with its global sharding, this process's
@@ -120,7 +122,7 @@ void run_call(worker_call_kind kind, call_target target, flat_tree inputs, std::
 }
 
 host_answer serve(host_request request) {
-  auto rt = current_runtime();
+  auto rt = current_context();
   auto c = decode_worker_call(request.payload);
   promise<host_result> done;
   host_answer answer;

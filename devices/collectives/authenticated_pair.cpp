@@ -1,6 +1,6 @@
 #include "devices/collectives/authenticated_pair.hpp"
 
-#include "actors/cluster/guard/client_handshake.hpp"
+#include "cluster/guard/client_handshake.hpp"
 
 #include <gloo/common/error.h>
 

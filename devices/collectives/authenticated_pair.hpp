@@ -20,7 +20,7 @@
 #include <gloo/transport/tcp/loop.h>
 #include <gloo/transport/tcp/pair.h>
 
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 
 #include <array>
 #include <atomic>

@@ -1,6 +1,6 @@
 #include "devices/collectives/authenticated_transport.hpp"
 
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 #include "devices/collectives/authenticated_pair.hpp"
 
 #include <gloo/transport/tcp/context.h>

@@ -1,7 +1,7 @@
 #include "devices/collectives/communicator.hpp"
 #include "devices/collectives/communicator_waits.hpp"
 
-#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster_services.hpp"
 #include "actors/errors.hpp"
 #include "devices/collectives/collective_errors.hpp"
 #include "devices/collectives/collective_job.hpp"

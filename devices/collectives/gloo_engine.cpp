@@ -1,8 +1,8 @@
 #include "devices/collectives/gloo_engine.hpp"
 
 #include "actors/errors.hpp"
-#include "actors/cluster/cluster_services.hpp"
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "actors/cluster_services.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 #include "devices/collectives/authenticated_transport.hpp"
 #include "devices/collectives/block_split.hpp"
 #include "devices/collectives/gloo_store.hpp"

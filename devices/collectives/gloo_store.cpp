@@ -1,6 +1,6 @@
 #include "devices/collectives/gloo_store.hpp"
 
-#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster_services.hpp"
 #include "actors/errors.hpp"
 
 #include <algorithm>

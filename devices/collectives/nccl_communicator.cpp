@@ -2,7 +2,7 @@
 #include "devices/collectives/communicator_waits.hpp"
 
 #include "actormesh/build_config.hpp"
-#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster_services.hpp"
 #include "actors/detail/fnv1a.hpp"
 #include "actors/errors.hpp"
 #include "devices/collectives/block_split.hpp"

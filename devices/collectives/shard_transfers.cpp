@@ -134,9 +134,11 @@ struct shard_transfers::impl {
   }
 };
 
+/// The runtime's transfers between processes.
+const service_key<shard_transfers> transfers_key{"shard transfers"};
+
 std::shared_ptr<shard_transfers> shard_transfers::of(runtime_impl& rt) {
-  auto svc = rt.service("shard_transfers", [&rt] { return std::make_shared<shard_transfers>(rt); });
-  return std::static_pointer_cast<shard_transfers>(svc);
+  return rt.service(transfers_key, [&rt] { return std::make_shared<shard_transfers>(rt); });
 }
 
 shard_transfers::shard_transfers(runtime_impl& rt) : impl_(std::make_unique<impl>(rt)) {

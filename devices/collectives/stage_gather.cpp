@@ -61,7 +61,7 @@ void run_gather(stage_group& g, gather_stage& s) {
 
 } // namespace
 
-void issue_gather(runtime_impl& rt, gather_stage stage) {
+void issue_gather(runtime_context& rt, gather_stage stage) {
   auto& g = group_for(rt, stage.devices, stage.processes);
   post_stage(g, std::move(stage), run_gather);
 }

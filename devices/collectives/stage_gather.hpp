@@ -17,7 +17,7 @@
 
 namespace am::detail {
 
-class runtime_impl;
+class runtime_context;
 
 /// One gather stage of this process.
 struct gather_stage {
@@ -35,6 +35,6 @@ struct gather_stage {
 /// ran (each local device gets the same memory, seen as its own shard), or fail with the error of
 /// a part or of the collective across processes (am::timeout_error, am::process_failure_error,
 /// am::desync_error with the flight recorder's dump, as every communicator operation).
-void issue_gather(runtime_impl& rt, gather_stage stage);
+void issue_gather(runtime_context& rt, gather_stage stage);
 
 } // namespace am::detail

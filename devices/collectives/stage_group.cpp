@@ -29,15 +29,19 @@ struct stage_groups {
   }
 };
 
+/// The runtime's pmap stage groups.
+const service_key<stage_groups> stage_groups_key{"pmap stages"};
+
 } // namespace
 
-stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const std::vector<int>& processes) {
-  auto svc = std::static_pointer_cast<stage_groups>(rt.service("pmap_stages", [&rt] {
+stage_group& group_for(runtime_context& context, const std::vector<int>& devices, const std::vector<int>& processes) {
+  auto& rt = impl_of(context);
+  auto svc = rt.service(stage_groups_key, [&rt] {
     auto made = std::make_shared<stage_groups>();
     // The service goes only after the drains ran (runtime_impl::stop), so the pointer stays good.
     rt.add_stop_drain([groups = made.get()](std::chrono::steady_clock::time_point deadline) { groups->drain(deadline); });
     return made;
-  }));
+  });
   std::lock_guard<std::mutex> guard(svc->mutex);
   auto& g = svc->groups[devices];
   if (!g)

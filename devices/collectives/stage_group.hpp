@@ -48,7 +48,7 @@ struct stage_group {
 
 /// The runtime's stage group for the mapped device ids `devices` (in the axis's order), whose
 /// parts live in `processes` (sorted): made at the first stage over that list.
-stage_group& group_for(runtime_impl& rt, const std::vector<int>& devices, const std::vector<int>& processes);
+stage_group& group_for(runtime_context& context, const std::vector<int>& devices, const std::vector<int>& processes);
 
 /// Runs `op` on the group's communicator across its processes (created at the first call, on the
 /// worker). The first failure is every later call's error too (the communicator is broken by it;

@@ -87,7 +87,7 @@ bool nccl_stages_enabled() noexcept {
 #endif
 }
 
-void issue_nccl_stage(runtime_impl& rt, nccl_stage stage) {
+void issue_nccl_stage(runtime_context& rt, nccl_stage stage) {
   if (stage.kind == nccl_stage_kind::all_reduce || stage.kind == nccl_stage_kind::reduce_scatter)
     check_reducible(stage.type, stage.kind == nccl_stage_kind::all_reduce ? stage.op : reduce_op::sum);
   std::vector<int> ids;

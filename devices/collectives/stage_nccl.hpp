@@ -17,7 +17,7 @@
 
 namespace am::detail {
 
-class runtime_impl;
+class runtime_context;
 
 /// What an NCCL stage does to the parts (one per mapped device, rank r = position r).
 enum class nccl_stage_kind {
@@ -49,6 +49,6 @@ bool nccl_stages_enabled() noexcept;
 /// NCCL operation has finished, or fail with a part's error or the operation's
 /// (am::timeout_error, am::process_failure_error, am::desync_error, am::runtime_error; the first
 /// failure breaks the group's NCCL communicator, and every later stage of the group gets it).
-void issue_nccl_stage(runtime_impl& rt, nccl_stage stage);
+void issue_nccl_stage(runtime_context& rt, nccl_stage stage);
 
 } // namespace am::detail

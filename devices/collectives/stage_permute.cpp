@@ -116,7 +116,7 @@ permute_exchange plan_exchange(const std::vector<int>& owners, const std::vector
   return out;
 }
 
-void issue_permute(runtime_impl& rt, permute_stage stage) {
+void issue_permute(runtime_context& rt, permute_stage stage) {
   auto& g = group_for(rt, stage.devices, stage.processes);
   post_stage(g, std::move(stage), run_permute);
 }

@@ -18,7 +18,7 @@
 
 namespace am::detail {
 
-class runtime_impl;
+class runtime_context;
 
 /// One ppermute stage of this process.
 struct permute_stage {
@@ -52,6 +52,6 @@ permute_exchange plan_exchange(const std::vector<int>& owners, const std::vector
 /// Queues `stage` behind the stages already issued for its devices; its results resolve when it
 /// ran (each local device's view of its source's slice or of zeros), or fail with the error of a
 /// part or of the collective across processes (as every communicator operation).
-void issue_permute(runtime_impl& rt, permute_stage stage);
+void issue_permute(runtime_context& rt, permute_stage stage);
 
 } // namespace am::detail

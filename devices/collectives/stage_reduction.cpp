@@ -67,7 +67,7 @@ void combine_parts(am::dtype type, reduce_op op, const std::vector<const void*>&
   }
 }
 
-void issue_reduction(runtime_impl& rt, reduction_stage stage) {
+void issue_reduction(runtime_context& rt, reduction_stage stage) {
   check_reducible(stage.type, stage.op);
   auto& g = group_for(rt, stage.devices, stage.processes);
   post_stage(g, std::move(stage), run_stage);

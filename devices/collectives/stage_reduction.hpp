@@ -18,7 +18,7 @@
 
 namespace am::detail {
 
-class runtime_impl;
+class runtime_context;
 
 /// One reduction stage of this process.
 struct reduction_stage {
@@ -40,7 +40,7 @@ bool stage_reduces(am::dtype type, reduce_op op) noexcept;
 /// ran (each local device gets the same memory, seen as its own shard), or fail with the error of
 /// a part or of the collective across processes (am::timeout_error, am::process_failure_error,
 /// am::desync_error with the flight recorder's dump, as every communicator operation).
-void issue_reduction(runtime_impl& rt, reduction_stage stage);
+void issue_reduction(runtime_context& rt, reduction_stage stage);
 
 /// Combines `parts` (host memory, `count` elements each, at least one) into `out` with `op`
 /// (mean: the sum, not yet divided), in part order over cache-sized tiles: element j of `out` is

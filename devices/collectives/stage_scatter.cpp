@@ -66,7 +66,7 @@ void run_scatter(stage_group& g, scatter_stage& s) {
 
 } // namespace
 
-void issue_scatter(runtime_impl& rt, scatter_stage stage) {
+void issue_scatter(runtime_context& rt, scatter_stage stage) {
   auto& g = group_for(rt, stage.devices, stage.processes);
   post_stage(g, std::move(stage), run_scatter);
 }

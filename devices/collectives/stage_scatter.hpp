@@ -17,7 +17,7 @@
 
 namespace am::detail {
 
-class runtime_impl;
+class runtime_context;
 
 /// One scatter stage of this process.
 struct scatter_stage {
@@ -35,6 +35,6 @@ struct scatter_stage {
 /// Queues `stage` behind the stages already issued for its devices; its results resolve when it
 /// ran (each local device's block, seen as its own shard), or fail with the error of a part or of
 /// the collective across processes (as every communicator operation).
-void issue_scatter(runtime_impl& rt, scatter_stage stage);
+void issue_scatter(runtime_context& rt, scatter_stage stage);
 
 } // namespace am::detail

@@ -3,12 +3,15 @@
 #include "actormesh/build_config.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
-#include "actors/detail/host_actor.hpp"
+#include "devices/detail/host_actor.hpp"
 #include "actors/lane.hpp"
 #include "devices/cpu/cpu_device.hpp"
+#include "devices/detail/actor_system_of.hpp"
 #include "devices/remote/call_server.hpp"
 #include "devices/remote/controller_link.hpp"
 #include "devices/remote/remote_messages.hpp"
+#include "observability/runtime_stats.hpp"
+#include "observability/stats_wire.hpp"
 #include "observability/trace_session.hpp"
 
 #if AM_HAVE_CUDA
@@ -135,6 +138,9 @@ join_settings make_join_settings(const resolved_options& opts, const gpu_report&
     s.role = member_role::controller;
   if (s.networked && opts.role == process_role::worker)
     s.role = member_role::worker;
+  s.answer_stats = [process = opts.process_id] {
+    return stats::answer_stats_request(process, [] { return runtime_stats(); });
+  };
   return s;
 }
 
@@ -214,8 +220,12 @@ void runtime_impl::start_actors(join_settings& join) {
   host_ = spawn_host_actor(*system_, options_.process_id, stop_);
   host_lane_key_ = new_receiver_key();
   if (membership_.client->directory().single_controller() && options_.process_id == 0
-      && membership_.client->process_count() > 1)
+      && membership_.client->process_count() > 1) {
     workers_ = remote::controller_link::start(*this);
+    for (auto& ep : endpoints_)
+      if (ep.dev.process_index != options_.process_id)
+        ep.link = workers_.get();
+  }
 }
 
 void runtime_impl::exit_spawned_actors() {
@@ -250,7 +260,7 @@ runtime_impl::~runtime_impl() {
   stop();
 }
 
-runtime_impl::call_guard::call_guard(runtime_impl& rt) : rt_(rt) {
+runtime_context::call_guard::call_guard(runtime_context& rt) : rt_(rt) {
   // Counted first, checked second (both sequentially consistent): either stop() sees this call and
   // waits for it, or this call sees the stop signal and leaves.
   rt_.calls_in_progress_.fetch_add(1, std::memory_order_seq_cst);
@@ -260,7 +270,7 @@ runtime_impl::call_guard::call_guard(runtime_impl& rt) : rt_(rt) {
   }
 }
 
-runtime_impl::call_guard::~call_guard() {
+runtime_context::call_guard::~call_guard() {
   rt_.calls_in_progress_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
@@ -304,7 +314,7 @@ void runtime_impl::stop() {
   // Services of the floors above (shard transfers) end first, while the other processes are
   // still there to finish what they exchange with this one.
   {
-    std::vector<std::pair<std::string, std::shared_ptr<void>>> services;
+    std::vector<std::pair<const void*, std::shared_ptr<void>>> services;
     {
       std::lock_guard<std::mutex> guard(services_mutex_);
       services.swap(services_);
@@ -373,16 +383,15 @@ void runtime_impl::drain_for_peers() {
     drain(deadline);
 }
 
-std::shared_ptr<void> runtime_impl::service(const std::string& name,
-                                            const std::function<std::shared_ptr<void>()>& make) {
+std::shared_ptr<void> runtime_impl::service_slot(const void* key, const std::function<std::shared_ptr<void>()>& make) {
   std::lock_guard<std::mutex> guard(services_mutex_);
-  for (auto& [key, value] : services_)
-    if (key == name)
+  for (auto& [held, value] : services_)
+    if (held == key)
       return value;
   if (stop_->raised())
     throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
   auto made = make();
-  services_.emplace_back(name, made);
+  services_.emplace_back(key, made);
   return made;
 }
 
@@ -419,13 +428,30 @@ void runtime_impl::check_known(const device& d) const {
                       + " is " + describe(ep.dev));
 }
 
+namespace {
+
+/// The error of a call to another process's device in a multi-controller cluster.
+runtime_error not_addressable(const device& d, int me) {
+  return runtime_error(to_string(d) + " belongs to process " + std::to_string(d.process_index)
+                       + " and is not addressable from process " + std::to_string(me)
+                       + ": each process runs work on its own devices only");
+}
+
+} // namespace
+
 const device_endpoint& runtime_impl::endpoint(const device& d) const {
   check_known(d);
   auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
   if (d.process_index != options_.process_id)
-    throw runtime_error(to_string(d) + " belongs to process " + std::to_string(d.process_index)
-                        + " and is not addressable from process " + std::to_string(options_.process_id)
-                        + ": each process runs work on its own devices only");
+    throw not_addressable(d, options_.process_id);
+  return ep;
+}
+
+const device_endpoint& runtime_impl::route(const device& d) const {
+  check_known(d);
+  auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
+  if (!ep.link && d.process_index != options_.process_id)
+    throw not_addressable(d, options_.process_id);
   return ep;
 }
 
@@ -471,6 +497,12 @@ std::shared_ptr<runtime_impl> current_runtime() {
     throw runtime_error("The actormesh runtime is not running: create an am::runtime first");
   return cache.impl;
 }
+
+std::shared_ptr<runtime_context> current_context() { return current_runtime(); }
+
+remote::worker_hosts* runtime_impl::worker_hosts() const noexcept { return workers_.get(); }
+
+caf::actor_system& actor_system_of(runtime_context& context) { return impl_of(context).system(); }
 
 void runtime_impl::open_for_calls() {
   if (call_server_)

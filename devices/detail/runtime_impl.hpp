@@ -2,7 +2,7 @@
 /// host actor, and the lane keys their callers number calls against.
 #pragma once
 
-#include "actors/cluster/join.hpp"
+#include "cluster/join.hpp"
 #include "actors/detail/messages.hpp"
 #include "actors/detail/stop_signal.hpp"
 #include "actors/device_info.hpp"
@@ -11,6 +11,7 @@
 #include "devices/discovery.hpp"
 #include "devices/memory.hpp"
 #include "devices/options.hpp"
+#include "devices/runtime_context.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -32,25 +33,28 @@ namespace remote {
 class controller_link;
 }
 
-/// A device actor with the key its lane is numbered against.
+/// Where a device lives, as this process reaches it: its device actor here (with the key its lane
+/// is numbered against), or, on the controller of a single-controller cluster, the link to the
+/// worker that owns it. Neither for another process's device in a multi-controller cluster.
 struct device_endpoint {
   device dev;
   caf::actor actor;
   std::uint64_t lane_key = 0;
+  remote::controller_link* link = nullptr; ///< a worker's device, on the controller
 };
 
-/// Everything a running runtime owns.
+/// Everything a running runtime owns; the floors above devices/ see it as its runtime_context.
 ///
 /// Stopping (stop()) happens on the thread that asks for it, never on a thread that happens to drop
 /// the last reference: calls in progress on user threads hold a call_guard, and stop() waits for
 /// them to leave before it tears the actor system down.
-class runtime_impl {
+class runtime_impl final : public runtime_context {
 public:
   /// Starts the actor system, spawns the device actors and the host actor.
   explicit runtime_impl(resolved_options opts);
 
   /// Stops the runtime if stop() was never called (only the memory is freed otherwise).
-  ~runtime_impl();
+  ~runtime_impl() override;
 
   /// Stops the runtime; idempotent and thread-safe (a second caller waits for the first); throws
   /// am::runtime_error when called from one of the runtime's own host tasks. In order:
@@ -59,20 +63,7 @@ public:
   /// each device is running finishes; then every actor has exited and the actor system is gone.
   void stop();
 
-  /// Held by a user thread while it issues a call into the runtime's actors (never while waiting
-  /// for a result): stop() waits until no guard is held. Throws am::runtime_error once stopping.
-  class call_guard {
-  public:
-    explicit call_guard(runtime_impl& rt);
-    ~call_guard();
-    call_guard(const call_guard&) = delete;
-    call_guard& operator=(const call_guard&) = delete;
-
-  private:
-    runtime_impl& rt_;
-  };
-
-  const resolved_options& config() const noexcept { return options_; }
+  const resolved_options& config() const noexcept override { return options_; }
   const gpu_report& gpus() const noexcept { return gpus_; }
   const std::vector<device_endpoint>& endpoints() const noexcept { return endpoints_; }
   const caf::actor& host() const noexcept { return host_; }
@@ -81,19 +72,16 @@ public:
 
   /// This process's membership: the cluster client (barriers, the store, collective checks) and
   /// the directory. In local mode a one-process cluster without networking.
-  cluster_client& cluster() const noexcept { return *membership_.client; }
-
-  /// This process's index in the cluster.
-  int process_index() const noexcept { return options_.process_id; }
+  cluster_client& cluster() const noexcept override { return *membership_.client; }
 
   /// On a single-controller cluster's controller: the link to the workers; null otherwise.
   remote::controller_link* workers() const noexcept { return workers_.get(); }
 
-  /// True when this process can run work on `d`: its own devices, and on the controller of a
-  /// single-controller cluster every device.
-  bool drives(const device& d) const noexcept {
+  bool drives(const device& d) const noexcept override {
     return d.process_index == options_.process_id || workers_ != nullptr;
   }
+  bool drives_every_device() const noexcept override { return workers_ != nullptr || options_.num_processes <= 1; }
+  remote::worker_hosts* worker_hosts() const noexcept override;
 
   /// A worker's call server starts taking the controller's requests (called once this runtime is
   /// the current one: the work they run, colocated bodies too, looks the runtime up).
@@ -114,16 +102,7 @@ public:
   /// a loopback coordinator and in local mode).
   const std::string& data_plane_address() const noexcept { return data_plane_address_; }
 
-  /// A service of a floor above devices/ that lives as long as this runtime (for example the
-  /// shard transfers between processes): created by `make` on first use, destroyed when the
-  /// runtime stops (after the distributed leave, before the actors go).
-  std::shared_ptr<void> service(const std::string& name, const std::function<std::shared_ptr<void>()>& make);
-
-  /// Registers `drain`, which waits (until `deadline` at most) for work other processes may still
-  /// need from this one: shards being sent, pmap stages. In a runtime of several processes, stop()
-  /// runs every drain first, before it refuses any call, so a process that stops as soon as it has
-  /// its own results does not take its peers' data with it (as JAX's shutdown barrier).
-  void add_stop_drain(std::function<void(std::chrono::steady_clock::time_point deadline)> drain);
+  void add_stop_drain(std::function<void(std::chrono::steady_clock::time_point deadline)> drain) override;
 
   /// Remembers a caller's outbox to one of this runtime's devices, to close it when the runtime
   /// stops: calls still queued there then fail instead of waiting forever.
@@ -134,14 +113,16 @@ public:
 
   /// The endpoint of a device descriptor, checked against this runtime's device of that id
   /// (platform, process, ordinal): a made-up or stale descriptor is refused with am::value_error.
+  /// Only this process's own devices (their actors); am::runtime_error for another's.
   const device_endpoint& endpoint(const device& d) const;
 
-  /// Checks `d` against the cluster's device of that id (platform, process, ordinal), wherever it
-  /// lives: a made-up or stale descriptor is refused with am::value_error.
-  void check_known(const device& d) const;
+  /// The endpoint this process issues `d`'s calls to: its actor, or its worker's link on the
+  /// controller of a single-controller cluster. Checked as endpoint(d); am::runtime_error for a
+  /// device this process cannot reach.
+  const device_endpoint& route(const device& d) const;
 
-  /// Every device, CPU first, by id.
-  std::vector<device> all_devices() const;
+  void check_known(const device& d) const override;
+  std::vector<device> all_devices() const override;
 
   /// The default platform: cuda when GPUs are in use, else cpu.
   platform default_platform() const noexcept;
@@ -149,12 +130,13 @@ public:
   /// Where a device's memory statistics come from (callable from any thread).
   using memory_stats_source = std::function<am::memory_stats()>;
 
-  /// The memory statistics of a device; throws am::value_error for an unknown device or one without
-  /// a statistics source.
-  am::memory_stats device_memory_stats(int device_id) const;
+  am::memory_stats device_memory_stats(int device_id) const override;
 
   /// The pool of CPU device `device_id` (null for other devices).
   std::shared_ptr<buffer_pool> cpu_pool(int device_id) const;
+
+protected:
+  std::shared_ptr<void> service_slot(const void* key, const std::function<std::shared_ptr<void>()>& make) override;
 
 private:
   /// The constructor's part after the actor system exists: joins the cluster and spawns the call
@@ -190,14 +172,16 @@ private:
   exit_watch exits_; ///< the detached actors spawned for this runtime (exit_watch.hpp)
   std::string data_plane_address_ = "127.0.0.1";
   std::mutex services_mutex_;
-  std::vector<std::pair<std::string, std::shared_ptr<void>>> services_; ///< in creation order
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> services_; ///< by service_key, in creation order
   std::mutex stop_drains_mutex_; ///< its own: services register drains while service() holds services_mutex_
   std::vector<std::function<void(std::chrono::steady_clock::time_point)>> stop_drains_;
-  std::shared_ptr<stop_signal> stop_ = std::make_shared<stop_signal>();
-  std::atomic<int> calls_in_progress_{0}; ///< call_guards held now
   std::mutex stop_mutex_;                 ///< serializes stop()
   bool stopped_ = false;                  ///< under stop_mutex_
 };
+
+/// The runtime behind a context: every runtime_context is a runtime_impl (devices/ passes the one
+/// it was handed by a floor above on to its own parts this way).
+inline runtime_impl& impl_of(runtime_context& context) { return static_cast<runtime_impl&>(context); }
 
 /// The current runtime; throws am::runtime_error when none is running.
 std::shared_ptr<runtime_impl> current_runtime();

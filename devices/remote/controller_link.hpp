@@ -6,11 +6,12 @@
 #pragma once
 
 #include "actors/buffer.hpp"
-#include "actors/cluster/membership.hpp"
+#include "cluster/membership.hpp"
 #include "actors/device_info.hpp"
 #include "actors/future.hpp"
 #include "actors/program.hpp"
 #include "devices/remote/remote_shard.hpp"
+#include "devices/remote/worker_hosts.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -33,21 +34,8 @@ namespace am::detail::remote {
 struct request;
 struct reply;
 
-/// How a host call ended on the worker: the service's answer and the handles of the shards it
-/// named there (in the order the service gave them).
-struct host_outcome {
-  std::string payload;
-  std::vector<std::uint64_t> handles;
-};
-
-/// A host call as the controller issued it: its output shards (futures at once) and its end.
-struct host_call_issued {
-  std::vector<shard_future> outputs;
-  future<host_outcome> done;
-};
-
 /// One controller's connection to its workers. Thread-safe.
-class controller_link final : public handle_releaser, public std::enable_shared_from_this<controller_link> {
+class controller_link final : public worker_hosts, public std::enable_shared_from_this<controller_link> {
 public:
   /// Reaches the workers of `rt`'s cluster (their call servers came with the join).
   static std::shared_ptr<controller_link> start(runtime_impl& rt);
@@ -78,16 +66,10 @@ public:
   shard_future move(const device& from, const shard_future& value, const device& to, const value_type& type,
                     std::uint32_t tag);
 
-  /// Has worker `process` run `payload` with host service `service` in this thread's host lane
-  /// there, over `inputs` (shards of that worker). `outputs` are the devices and types of the
-  /// output shards the service promises at once (each a shard of that worker).
   host_call_issued host_call(int process, const std::string& service, std::string payload,
                              const std::vector<shard_future>& inputs,
-                             const std::vector<std::pair<device, value_type>>& outputs);
-
-  /// The shard of handle `handle` that a host call's outcome named on worker device `d` (already
-  /// computed there), freed there when the controller lets go of it.
-  shard_future adopt(const device& d, std::uint64_t handle, const value_type& type);
+                             const std::vector<std::pair<device, value_type>>& outputs) override;
+  shard_future adopt(const device& d, std::uint64_t handle, const value_type& type) override;
 
   /// Tells every worker that the controller stops (their serve() returns), fails every future
   /// still waiting with am::runtime_error and stops the reply sink (the actor system joins it, so

@@ -1,6 +1,6 @@
 #include "devices/remote/remote_wire.hpp"
 
-#include "actors/cluster/wire_codec.hpp"
+#include "actors/wire_codec.hpp"
 #include "actors/errors.hpp"
 
 #include <bit>

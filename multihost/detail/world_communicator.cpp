@@ -2,7 +2,7 @@
 
 #include "actors/errors.hpp"
 #include "devices/collectives/world.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 
 #include <memory>
 #include <mutex>
@@ -20,12 +20,13 @@ struct world_holder {
   std::string failed; ///< why creating it failed (names are single-use: it is not made twice)
 };
 
+/// The multihost utilities' communicator of the running runtime.
+const service_key<world_holder> world_key{"multihost communicator"};
+
 } // namespace
 
 communicator& world_communicator() {
-  auto rt = current_runtime();
-  auto holder = std::static_pointer_cast<world_holder>(
-      rt->service("am.multihost", [] { return std::make_shared<world_holder>(); }));
+  auto holder = current_context()->service(world_key, [] { return std::make_shared<world_holder>(); });
   std::lock_guard<std::mutex> guard(holder->mutex);
   if (!holder->comm) {
     if (!holder->failed.empty())

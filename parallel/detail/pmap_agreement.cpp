@@ -1,8 +1,8 @@
 #include "parallel/detail/pmap_agreement.hpp"
 
-#include "actors/cluster/step_counters.hpp"
+#include "cluster/step_counters.hpp"
 #include "actors/errors.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "observability/flight_recorder.hpp"
 
 #include <set>
@@ -10,6 +10,9 @@
 namespace am::detail {
 
 namespace {
+
+/// Each device list's count of pmap calls checked so far.
+const service_key<step_counters> pmap_steps{"pmap agreement"};
 
 std::string axes_text(const axis_specs& axes) {
   std::string out = "(";
@@ -34,9 +37,9 @@ std::string pmap_signature(const std::string& axis_name, const std::vector<int>&
 
 void check_pmap_agreement(const std::string& axis_name, const std::vector<device>& devices, const axis_specs& in_axes,
                           const axis_specs& out_axes, const std::vector<array>& args) {
-  auto rt = current_runtime();
-  if (rt->workers() != nullptr)
-    return; // single-controller: this process is the only caller
+  auto rt = current_context();
+  if (rt->drives_every_device())
+    return; // this process is the only caller (single-controller, or one process)
   std::set<int> owners;
   std::vector<int> ids;
   for (auto& d : devices) {
@@ -47,8 +50,7 @@ void check_pmap_agreement(const std::string& axis_name, const std::vector<device
   if (owners.size() < 2 || !owners.count(me))
     return;
   std::vector<int> processes(owners.begin(), owners.end());
-  auto steps = std::static_pointer_cast<step_counters>(
-    rt->service("am.pmap_agreement", [] { return std::make_shared<step_counters>(); }));
+  auto steps = rt->service(pmap_steps, [] { return std::make_shared<step_counters>(); });
   // One sequence per device list, as the stages have: threads mapping different devices at once
   // need no order between them.
   const auto name = communicator_name("am.pmap/", processes) + communicator_name(" devices ", ids);

@@ -6,7 +6,7 @@
 #include "devices/collectives/stage_permute.hpp"
 #include "devices/collectives/stage_reduction.hpp"
 #include "devices/collectives/stage_scatter.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "parallel/detail/axis_env.hpp"
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/batching_collectives.hpp"
@@ -188,7 +188,7 @@ bool can_stage(const staged_call& call) {
   for (auto& a : call.global)
     if (a.is_tracer())
       return false;
-  if (current_runtime()->workers())
+  if (current_context()->has_workers())
     return false; // single-controller: the workers run no stage (the plan's transfers serve it)
   std::size_t cuda = 0, all = call.stacked->device_assignment().size();
   for (auto& d : call.stacked->device_assignment())
@@ -351,9 +351,9 @@ array reduction(reduce_op op, const array& operand, const staged_call& call) {
   if (on_cuda(call)) {
     auto on_gpus = nccl_form(nccl_stage_kind::all_reduce, stage, stage.shape, call);
     on_gpus.op = op;
-    issue_nccl_stage(*current_runtime(), std::move(on_gpus));
+    issue_nccl_stage(*current_context(), std::move(on_gpus));
   } else {
-    issue_reduction(*current_runtime(), std::move(stage));
+    issue_reduction(*current_context(), std::move(stage));
   }
   return result;
 }
@@ -380,9 +380,9 @@ array gathered(const node& n, const array& operand, const staged_call& call) {
   auto stage = gather_of(operand, call, c.axis == 0 ? n.shape : operand.shape());
   auto result = stage_result(stage.shape, operand.dtype(), call.replicated, stage.results);
   if (!stage.results.empty() && on_cuda(call))
-    issue_nccl_stage(*current_runtime(), nccl_form(nccl_stage_kind::all_gather, stage, stage.shape, call));
+    issue_nccl_stage(*current_context(), nccl_form(nccl_stage_kind::all_gather, stage, stage.shape, call));
   else if (!stage.results.empty())
-    issue_gather(*current_runtime(), std::move(stage));
+    issue_gather(*current_context(), std::move(stage));
   if (c.axis == 0)
     return result;
   auto moved = moveaxis(result, 0, c.axis);
@@ -416,9 +416,9 @@ array scattered(const node& n, const array& operand, const staged_call& call) {
   shape[0] = call.size;
   auto result = stage_result(shape, operand.dtype(), call.stacked, stage.results, &stage.positions);
   if (!stage.results.empty() && on_cuda(call))
-    issue_nccl_stage(*current_runtime(), nccl_form(nccl_stage_kind::reduce_scatter, stage, stage.block_shape, call));
+    issue_nccl_stage(*current_context(), nccl_form(nccl_stage_kind::reduce_scatter, stage, stage.block_shape, call));
   else if (!stage.results.empty())
-    issue_scatter(*current_runtime(), std::move(stage));
+    issue_scatter(*current_context(), std::move(stage));
   if (!c.tiled || d == 1)
     return result;
   auto back = moveaxis(result, 1, d);
@@ -446,9 +446,9 @@ array permuted(const node& n, const array& operand, const staged_call& call) {
   if (!stage.results.empty() && on_cuda(call)) {
     auto on_gpus = nccl_form(nccl_stage_kind::permute, stage, stage.shard_shape, call);
     on_gpus.pairs = collective_of(n).perm;
-    issue_nccl_stage(*current_runtime(), std::move(on_gpus));
+    issue_nccl_stage(*current_context(), std::move(on_gpus));
   } else if (!stage.results.empty()) {
-    issue_permute(*current_runtime(), std::move(stage));
+    issue_permute(*current_context(), std::move(stage));
   }
   return result;
 }

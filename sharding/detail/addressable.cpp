@@ -1,17 +1,17 @@
 #include "sharding/detail/addressable.hpp"
 
 #include "actors/errors.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "devices/runtime.hpp"
 
 namespace am::detail {
 
-bool is_addressable(const device& d) { return current_runtime()->drives(d); }
+bool is_addressable(const device& d) { return current_context()->drives(d); }
 
-bool drives_every_device() { return current_runtime()->workers() != nullptr; }
+bool drives_every_device() { return current_context()->drives_every_device(); }
 
 shard_future remote_shard(const device& d) {
-  current_runtime()->check_known(d); // a made-up "remote" descriptor is refused like a local one
+  current_context()->check_known(d); // a made-up "remote" descriptor is refused like a local one
   promise<buffer_ref> p;
   p.set_error(std::make_exception_ptr(runtime_error(
     "The shard on " + to_string(d) + " lives in process " + std::to_string(d.process_index)

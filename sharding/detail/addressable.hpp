@@ -11,7 +11,8 @@ namespace am::detail {
 /// device on the controller of a single-controller cluster.
 bool is_addressable(const device& d);
 
-/// True on the controller of a single-controller cluster (every device is addressable).
+/// True when this process issues the work of every device: the controller of a single-controller
+/// cluster, or a runtime of one process.
 bool drives_every_device();
 
 /// The shard future of another process's device: failed with an error that says the data lives

@@ -1,12 +1,11 @@
 #include "actors/errors.hpp"
 #include "devices/calls.hpp"
-#include "sharding/detail/addressable.hpp"
-#include "devices/detail/runtime_impl.hpp"
 #include "devices/runtime.hpp"
+#include "devices/runtime_context.hpp"
+#include "devices/transfers.hpp"
+#include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/block_copy.hpp"
-#include "devices/collectives/shard_transfers.hpp"
-#include "devices/remote/controller_link.hpp"
 #include "sharding/detail/trace.hpp"
 
 #include <map>
@@ -65,11 +64,9 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
   // another process's outputs stand in here as futures that fail if waited on. A value one
   // process computes and another consumes is sent by the first and received by the second: both
   // walk the plan in the same order, so both issue the same transfers in the same order.
-  // Single-controller: this process issues every call, and asks the two ends of each transfer to
-  // move the value (the controller's link keeps each direction's transfers in one order).
-  int me = process_index();
-  auto rt = current_runtime();
-  auto* workers = rt->workers();
+  // Single-controller: this process issues every call and every transfer. move_shard
+  // (devices/transfers.hpp) does this process's part of each, whichever way the cluster runs.
+  auto rt = current_context();
   std::unique_ptr<cross_process_values> moved;
   auto needs_transfer = [&](const value_binding& b, const device& consumer) {
     return device_of(b).process_index != consumer.process_index;
@@ -83,13 +80,7 @@ std::vector<array> run_plan(const plan& p, const std::vector<array>& args) {
     auto [it, fresh] = moved->emplace(key, shard_future{});
     if (!fresh)
       return it->second;
-    auto tag = transfer_tag(p, b, consumer.process_index);
-    if (workers)
-      it->second = workers->move(producer, resolve(b, done), consumer, type, tag);
-    else if (producer.process_index == me)
-      shard_transfers::of(*rt)->send(producer, resolve(b, done), consumer.process_index, tag);
-    else if (consumer.process_index == me)
-      it->second = shard_transfers::of(*rt)->receive(producer.process_index, consumer, type, tag);
+    it->second = move_shard(*rt, producer, resolve(b, done), consumer, type, transfer_tag(p, b, consumer.process_index));
     return it->second;
   };
   std::vector<std::vector<shard_future>> produced(p.calls.size());

@@ -1,7 +1,7 @@
 #include "sharding/detail/sharding_codec.hpp"
 
 #include "actors/errors.hpp"
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "sharding/named_sharding.hpp"
 #include "sharding/positional_sharding.hpp"
 #include "sharding/single_device_sharding.hpp"
@@ -74,7 +74,7 @@ std::vector<std::string> read_names(wire_reader& r) {
 
 std::vector<device> devices_by_id(const std::vector<int>& ids, const std::string& what) {
   std::map<int, device> known;
-  for (auto& d : current_runtime()->all_devices())
+  for (auto& d : current_context()->all_devices())
     known.emplace(d.id, d);
   std::vector<device> out;
   out.reserve(ids.size());

@@ -4,7 +4,7 @@
 /// passes the same checks as one a user made. Internal.
 #pragma once
 
-#include "actors/cluster/wire_codec.hpp"
+#include "actors/wire_codec.hpp"
 #include "sharding/sharding.hpp"
 
 namespace am::detail {

@@ -1,9 +1,9 @@
-// Bounded fuzzing of the cluster guard's parsers (actors/cluster/guard/): the handshake's state
+// Bounded fuzzing of the cluster guard's parsers (cluster/guard/): the handshake's state
 // machine and the BASP frame check get mutated valid input and random bytes in random pieces. Each
 // must end in "let in", "refused" or "waiting for more", never a crash or undefined behaviour (the
 // ASan+UBSan build runs this too). AM_FUZZ_SEED and AM_FUZZ_ITERATIONS (a multiplier) widen a run.
-#include "actors/cluster/guard/frame_check.hpp"
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/frame_check.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

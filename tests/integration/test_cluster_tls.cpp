@@ -372,7 +372,7 @@ TEST_CASE("intruders without a certificate of the cluster's CA are refused and n
 }
 
 // Failed with Debian's CAF 0.17.6 before actormesh cleared OpenSSL's error queue itself
-// (actors/cluster/openssl_error_queue.cpp): CAF's OpenSSL session never clears it, so the error a
+// (cluster/openssl_error_queue.cpp): CAF's OpenSSL session never clears it, so the error a
 // refused handshake leaves on the coordinator's I/O thread made the next SSL_read of a member's
 // healthy connection that has to wait for data look fatal, and CAF dropped that member
 // (doc/multihost_security.md, "Pitfalls"). One garbage connection was enough.

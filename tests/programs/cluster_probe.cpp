@@ -19,7 +19,7 @@
 #include "actormesh.hpp"
 #include "support/gloo_addresses.hpp"
 #include "support/probe_output.hpp"
-#include "actors/cluster/join.hpp"
+#include "cluster/join.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/detail/runtime_impl.hpp"
 

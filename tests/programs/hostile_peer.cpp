@@ -21,8 +21,8 @@
 //
 // Each prints what the coordinator did ("closed by the coordinator: yes/no" and counts). Bounded:
 // every wait is at most a few seconds.
-#include "actors/cluster/cluster_messages.hpp"
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/cluster_messages.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

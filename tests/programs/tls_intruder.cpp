@@ -10,7 +10,7 @@
 // "refused after ms: N" and "error: <message>" and exits 1. CAF itself refuses a CA file without a
 // certificate: its OpenSSL manager throws "No certificate configured for SSL endpoint" when the
 // actor system starts.
-#include "actors/cluster/join.hpp"
+#include "cluster/join.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

@@ -4,8 +4,8 @@
 // collective checks at once; and clients closed while their threads wait.
 #include "support/watchdog.hpp"
 
-#include "actors/cluster/cluster_client.hpp"
-#include "actors/cluster/supervisor.hpp"
+#include "cluster/cluster_client.hpp"
+#include "cluster/supervisor.hpp"
 #include "actors/errors.hpp"
 
 #include <caf/actor_system.hpp>

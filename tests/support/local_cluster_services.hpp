@@ -7,7 +7,7 @@
 // a process marked failed turns waits that involve it into am::process_failure_error.
 #pragma once
 
-#include "actors/cluster/cluster_services.hpp"
+#include "actors/cluster_services.hpp"
 #include "actors/errors.hpp"
 
 #include <chrono>
@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -91,6 +92,7 @@ private:
       cluster_.barrier(index_, name, timeout);
     }
     void check_alive(const std::vector<int>& processes) const override { cluster_.check_alive(processes); }
+    std::optional<std::string> failure_of(int p) const override { return cluster_.failure_reason(p); }
     const std::string& secret() const noexcept override { return secret_; }
     void set_secret(std::string secret) { secret_ = std::move(secret); }
 
@@ -238,6 +240,13 @@ private:
       throw timeout_error("Timed out after " + ms_text(timeout) + " at barrier '" + name + "': processes "
                           + list_text(missing) + " never arrived");
     }
+  }
+
+  std::optional<std::string> failure_reason(int process) const {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (failed_.count(process))
+      return std::string("marked failed by the test");
+    return std::nullopt;
   }
 
   void check_alive(const std::vector<int>& processes) const {

@@ -1,8 +1,8 @@
 // The cluster guard's parts without sockets: the handshake's state machine (the right secret is let
 // in; a wrong one, none, or garbage is refused) and the frame check (sizes bounded before anything
 // is allocated, one node per connection, no frame that speaks for another node).
-#include "actors/cluster/guard/frame_check.hpp"
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/frame_check.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

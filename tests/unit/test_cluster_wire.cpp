@@ -1,8 +1,8 @@
 // The cluster's wire formats: what a process sends round-trips, and malformed or oversized input
 // from the network is refused with am::value_error (never a crash or an unbounded allocation).
-#include "actors/cluster/cluster_messages.hpp"
-#include "actors/cluster/membership.hpp"
-#include "actors/cluster/wire_codec.hpp"
+#include "cluster/cluster_messages.hpp"
+#include "cluster/membership.hpp"
+#include "actors/wire_codec.hpp"
 #include "actors/errors.hpp"
 
 #include <catch2/catch.hpp>

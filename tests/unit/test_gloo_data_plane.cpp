@@ -2,7 +2,7 @@
 // threads: a forming pair's listener drops bare connects, junk, wrong proofs and a flood beyond its
 // places, and the real peer still connects; a peer with another secret is refused at once with a
 // clear error; a pair that times out with strangers in their handshake closes them all.
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 #include "actors/errors.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "support/gloo_addresses.hpp"

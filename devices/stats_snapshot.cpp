@@ -1,8 +1,10 @@
-// am::runtime_stats(): reads the live counters (stats_counters.hpp) and each device's memory, and
-// turns counts into rates against the previous snapshot taken in this process.
+// am::runtime_stats() (observability/runtime_stats.hpp): reads the live counters
+// (observability/stats_counters.hpp) and each device's memory, and turns counts into rates against
+// the previous snapshot taken in this process. It lives on the devices/ floor because it reads the
+// running runtime, which observability/ (a floor below) cannot see.
 #include "observability/runtime_stats.hpp"
 
-#include "devices/detail/runtime_impl.hpp"
+#include "devices/runtime_context.hpp"
 #include "observability/stats_counters.hpp"
 
 #include <algorithm>
@@ -41,7 +43,7 @@ double rate(std::uint64_t now, std::uint64_t before, double seconds) {
 } // namespace
 
 runtime_stats_snapshot runtime_stats() {
-  auto rt = detail::current_runtime();
+  auto rt = detail::current_context();
   runtime_stats_snapshot s;
   s.process_index = rt->process_index();
   auto devices = detail::stats::read_devices();

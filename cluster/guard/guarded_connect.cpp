@@ -1,8 +1,8 @@
-#include "actors/cluster/guard/guarded_connect.hpp"
+#include "cluster/guard/guarded_connect.hpp"
 
-#include "actors/cluster/guard/client_handshake.hpp"
-#include "actors/cluster/guard/guard_protocol.hpp"
-#include "actors/cluster/guard/guarded_scribe.hpp"
+#include "cluster/guard/client_handshake.hpp"
+#include "cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/guarded_scribe.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>

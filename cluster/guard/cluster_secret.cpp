@@ -1,4 +1,4 @@
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 
 #include "actors/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "actors/detail/host_actor.hpp"
+#include "devices/detail/host_actor.hpp"
 
 #include "actors/detail/log.hpp"
 #include "actors/lane.hpp"

@@ -5,8 +5,8 @@
 /// waiting request fails at once with am::process_failure_error. Internal.
 #pragma once
 
-#include "actors/cluster/cluster_services.hpp"
-#include "actors/cluster/membership.hpp"
+#include "actors/cluster_services.hpp"
+#include "cluster/membership.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -33,6 +33,7 @@ struct client_config {
   std::chrono::milliseconds default_timeout{300000};  ///< barriers and collectives without one
   caf::actor call_server;                             ///< a worker's, registered right after the join
   std::string secret;                                 ///< the cluster's secret ("" when none)
+  std::function<std::string()> answer_stats;          ///< as join_settings::answer_stats
 };
 
 /// One process's membership in a cluster. Thread-safe; every blocking call has a timeout.
@@ -66,7 +67,7 @@ public:
   const caf::actor& actor() const noexcept { return actor_; }
 
   /// Why process `p` failed, if the supervisor said it did.
-  std::optional<std::string> failure_of(int p) const;
+  std::optional<std::string> failure_of(int p) const override;
 
   /// True once the coordinator is gone (a worker's controller, in single-controller mode).
   bool coordinator_lost() const;

@@ -1,6 +1,6 @@
-#include "actors/cluster/cluster_client.hpp"
+#include "cluster/cluster_client.hpp"
 
-#include "actors/cluster/cluster_messages.hpp"
+#include "cluster/cluster_messages.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "actors/future.hpp"
@@ -208,7 +208,10 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
     },
     [self](heartbeat_atom) { self->state.last_answer = clock::now(); },
     // `actormesh info --watch`, through the supervisor: this process's live counters.
-    [self](stats::stats_atom) { return stats::answer_stats_request(self->state.shared->process); },
+    [self](stats::stats_atom) {
+      auto& answer = self->state.config.answer_stats;
+      return answer ? answer() : stats::answer_stats_request(self->state.shared->process, {});
+    },
     [self](tick_atom) {
       auto& st = self->state;
       auto now = clock::now();

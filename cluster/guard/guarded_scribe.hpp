@@ -5,7 +5,7 @@
 /// TCP or TLS (CAF's OpenSSL session). Internal.
 #pragma once
 
-#include "actors/cluster/guard/frame_check.hpp"
+#include "cluster/guard/frame_check.hpp"
 
 #include <caf/fwd.hpp>
 #include <caf/io/fwd.hpp>

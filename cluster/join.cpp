@@ -1,8 +1,8 @@
-#include "actors/cluster/join.hpp"
+#include "cluster/join.hpp"
 
 #include "actormesh/build_config.hpp"
-#include "actors/cluster/guard/guarded_connect.hpp"
-#include "actors/cluster/supervisor.hpp"
+#include "cluster/guard/guarded_connect.hpp"
+#include "cluster/supervisor.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 
@@ -193,6 +193,7 @@ cluster_membership join_cluster(caf::actor_system& system, const join_settings& 
     cc.heartbeat_timeout = s.heartbeat_timeout;
     cc.default_timeout = s.collective_timeout;
     cc.secret = s.cluster_token;
+    cc.answer_stats = s.answer_stats;
     m.client = std::make_unique<cluster_client>(system, supervisor, std::move(req), cc);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     m.client->wait_joined(std::max(left, std::chrono::milliseconds(0)));

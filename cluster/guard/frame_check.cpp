@@ -1,4 +1,4 @@
-#include "actors/cluster/guard/frame_check.hpp"
+#include "cluster/guard/frame_check.hpp"
 
 #include <caf/binary_deserializer.hpp>
 #include <caf/io/basp/header.hpp>

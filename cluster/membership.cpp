@@ -1,6 +1,6 @@
-#include "actors/cluster/membership.hpp"
+#include "cluster/membership.hpp"
 
-#include "actors/cluster/wire_codec.hpp"
+#include "actors/wire_codec.hpp"
 #include "actors/errors.hpp"
 
 namespace am::detail {

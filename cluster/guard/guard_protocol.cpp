@@ -1,4 +1,4 @@
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -5,8 +5,8 @@
 /// behave the same in local mode. Internal.
 #pragma once
 
-#include "actors/cluster/cluster_client.hpp"
-#include "actors/cluster/guard/guarded_listener.hpp"
+#include "cluster/cluster_client.hpp"
+#include "cluster/guard/guarded_listener.hpp"
 #include "actors/device_info.hpp"
 
 #include <caf/actor.hpp>
@@ -38,6 +38,9 @@ struct join_settings {
   std::vector<device> local_devices; ///< platform and local ordinal of each, in order
   member_role role = member_role::peer;
   caf::actor call_server;            ///< a worker's (registered with its join)
+  /// This process's answer to a stats request of `actormesh info --watch` (the runtime's live
+  /// counters, encoded as observability/stats_wire.hpp says); empty: the answer says there are none.
+  std::function<std::string()> answer_stats;
 };
 
 /// Loads the modules a networked runtime needs (middleman, OpenSSL when `tls`) and sets their

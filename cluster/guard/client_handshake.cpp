@@ -1,6 +1,6 @@
-#include "actors/cluster/guard/client_handshake.hpp"
+#include "cluster/guard/client_handshake.hpp"
 
-#include "actors/cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/guard_protocol.hpp"
 
 #include <algorithm>
 #include <cerrno>

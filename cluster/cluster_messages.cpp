@@ -1,7 +1,7 @@
-#include "actors/cluster/cluster_messages.hpp"
+#include "cluster/cluster_messages.hpp"
 
-#include "actors/cluster/membership.hpp"
-#include "actors/cluster/wire_codec.hpp"
+#include "cluster/membership.hpp"
+#include "actors/wire_codec.hpp"
 #include "actors/errors.hpp"
 
 namespace am::detail {

@@ -1,4 +1,4 @@
-#include "actors/cluster/guard/guarded_scribe.hpp"
+#include "cluster/guard/guarded_scribe.hpp"
 
 #include "actors/detail/log.hpp"
 

@@ -1,4 +1,4 @@
-#include "actors/cluster/wire_codec.hpp"
+#include "actors/wire_codec.hpp"
 
 #include "actors/errors.hpp"
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ public:
 
   /// Throws am::process_failure_error if any of `processes` (or the coordinator) has failed.
   virtual void check_alive(const std::vector<int>& processes) const = 0;
+
+  /// Why process `p` failed, if the cluster has said it did.
+  virtual std::optional<std::string> failure_of(int p) const = 0;
 
   /// The cluster's shared secret ("" when it has none): the collectives' data plane derives the
   /// keys its connections prove from it, so that a stranger cannot take a peer's place there.

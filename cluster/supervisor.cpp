@@ -1,7 +1,7 @@
-#include "actors/cluster/supervisor.hpp"
+#include "cluster/supervisor.hpp"
 
-#include "actors/cluster/cluster_messages.hpp"
-#include "actors/cluster/membership.hpp"
+#include "cluster/cluster_messages.hpp"
+#include "cluster/membership.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "observability/stats_wire.hpp"

@@ -12,7 +12,7 @@
 /// formats and the server's state machine, free of sockets, so that they can be fuzzed. Internal.
 #pragma once
 
-#include "actors/cluster/guard/cluster_secret.hpp"
+#include "cluster/guard/cluster_secret.hpp"
 
 #include <cstddef>
 #include <cstdint>

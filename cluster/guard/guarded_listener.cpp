@@ -1,7 +1,7 @@
-#include "actors/cluster/guard/guarded_listener.hpp"
+#include "cluster/guard/guarded_listener.hpp"
 
-#include "actors/cluster/guard/guard_protocol.hpp"
-#include "actors/cluster/guard/guarded_scribe.hpp"
+#include "cluster/guard/guard_protocol.hpp"
+#include "cluster/guard/guarded_scribe.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 
