@@ -1,5 +1,5 @@
 /// Futures resolved from the actor side: a user thread waits on a shared slot that a device or host
-/// actor fills, so a blocking call costs no scoped_actor (DESIGN.md section 1).
+/// actor fills, so a blocking call costs no scoped_actor (doc/architecture.md, "Futures").
 #pragma once
 
 #include "actors/errors.hpp"
@@ -106,11 +106,12 @@ protected:
   }
 
 private:
-  /// Waits briefly before blocking, bounded by time rather than by a count of instructions (4000
-  /// `pause`s took 96 us on an AMD EPYC): spins for about 2 us, where a local device actor usually
-  /// answers, then yields for up to 100 us, so the threads carrying a slower answer (CAF's
-  /// networking and scheduler threads, on a machine with few cores) get the core. Measured on the
-  /// cluster barrier: 400-500 us -> 136-140 us at 4 processes (doc/performance.md).
+  /// Waits briefly before blocking, bounded by time rather than by a count of instructions (a
+  /// `pause` takes very different times on different CPUs): spins for about 2 us, where a local
+  /// device actor usually answers, then yields for up to 100 us, so the threads carrying a slower
+  /// answer (CAF's networking and scheduler threads, on a machine with few cores) get the core.
+  /// Measured on the cluster barrier: doc/performance.md, "Why the missed targets are missed,
+  /// measured, and what would close them".
   bool spin_until_ready() const {
     using clock = std::chrono::steady_clock;
     auto start = clock::now();

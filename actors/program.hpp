@@ -1,6 +1,7 @@
-/// The per-shard program (DESIGN.md section 5): a small typed dataflow graph over one shard's
-/// buffers. Every operation on arrays becomes one; eager use sends one-operation programs, jit sends
-/// traced ones. Programs are immutable once built and travel in lane messages by shared pointer.
+/// The per-shard program (doc/architecture.md, "Per-shard programs"): a small typed dataflow graph
+/// over one shard's buffers. Every operation on arrays becomes one; eager use sends one-operation
+/// programs, jit sends traced ones. Programs are immutable once built and travel in lane messages
+/// by shared pointer.
 #pragma once
 
 #include "actors/buffer.hpp"

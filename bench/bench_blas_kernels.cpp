@@ -1,13 +1,14 @@
-// Which OpenBLAS kernels a 2048² float32 product runs at, against the CPU's FMA peak (issue 22,
-// item 1): the same cblas_sgemm under every core type this CPU can run (OpenBLAS made to choose
-// again, devices/cpu/blas_kernels.hpp), OpenBLAS's own choice, and the one actormesh keeps. Each
-// figure is the median of R timed products after one warm-up; ratios are against the fastest core
-// type measured in the same run.
+// Which OpenBLAS kernels a 2048² float32 product runs at, against the CPU's FMA peak: the same
+// cblas_sgemm under every core type this CPU can run (OpenBLAS made to choose again,
+// devices/cpu/blas_kernels.hpp), OpenBLAS's own choice, and the one actormesh keeps. Each figure is
+// the median of R timed products after one warm-up; ratios are against the fastest core type
+// measured in the same run.
 //
-// The peak is cores x clock x FP32 FLOP per cycle. The clock is measured here (a chain of dependent
-// additions, one per cycle); FLOP per cycle is 2 (an FMA) x lanes x FMA units: 32 for two 256-bit
-// units (Haswell and later with AVX2, AMD Zen 1-4: Zen 4 runs AVX-512 on its 256-bit units), 64 for
-// two 512-bit units (Intel Xeon Scalable with two AVX-512 FMA units). --flop-per-cycle overrides.
+// The peak is cores x clock x FP32 FLOP per cycle. This program measures the clock (a chain of
+// dependent additions, one per cycle); FLOP per cycle is 2 (an FMA) x lanes x FMA units: 32 for two
+// 256-bit units (Haswell and later with AVX2, AMD Zen 1-4: Zen 4 runs AVX-512 on its 256-bit
+// units), 64 for two 512-bit units (Intel Xeon Scalable with two AVX-512 FMA units).
+// --flop-per-cycle overrides.
 //
 //   ./build/bench/bench_blas_kernels [--n 2048] [--rounds 5] [--flop-per-cycle 32]
 #include "bench_flags.hpp"

@@ -1,4 +1,4 @@
-// OpenBLAS against the other BLAS libraries Debian ships (issue 22, item 1): BLIS 0.9 and oneDNN
+// OpenBLAS against the other BLAS libraries Debian ships: BLIS 0.9 and oneDNN
 // 2.6, each loaded at run time (dlopen, so that their symbols cannot mix with the OpenBLAS the
 // runtime links), on square float32 and float64 products with every core. Each figure is the
 // median of R timed products after one warm-up; each size's ratios are against the fastest library

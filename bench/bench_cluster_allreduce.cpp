@@ -1,12 +1,12 @@
-// Cluster all-reduce benchmark (issue 7, item 10): a float32 sum all-reduce of --mib MiB (64 by
+// Cluster all-reduce benchmark: a float32 sum all-reduce of --mib MiB (64 by
 // default) across every process of the cluster with am::communicator (Gloo over loopback TCP),
 // reported as bus bandwidth the way nccl-tests define it: algorithm bandwidth (bytes / time) times
 // 2(n-1)/n, the share of the data every rank must send and receive in a ring. Its peer is
 // MPI_Allreduce on the same bytes (bench/mpi_peers.cpp allreduce), run side by side by
 // bench/run_cluster_bench.sh over TCP and over shared memory.
 //
-// Both buffers are allocated and touched once before the warm-up, and reused: on this VM the first
-// write to a fresh page costs ~12 us (DESIGN.md section 7), which would otherwise dominate. Rank 0
+// Both buffers are allocated and touched once before the warm-up, and reused: the first write to a
+// fresh page costs a page fault (doc/architecture.md, "CPU programs"), which would otherwise dominate. Rank 0
 // times every operation back to back (the ring keeps the ranks in step) and prints the median and
 // range; the result is checked (every element must equal n) so a broken run cannot look fast.
 //

@@ -1,4 +1,4 @@
-// Cluster barrier benchmark (issue 7, item 10): the time of one am::distributed::wait_at_barrier
+// Cluster barrier benchmark: the time of one am::distributed::wait_at_barrier
 // across every process of the cluster, the figure MPI_Barrier is compared against
 // (bench/mpi_peers.cpp barrier, run side by side by bench/run_cluster_bench.sh).
 //

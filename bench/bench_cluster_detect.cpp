@@ -1,4 +1,4 @@
-// Failure detection benchmark (issue 7, item 10): how long after a process is killed (SIGKILL) or
+// Failure detection benchmark: how long after a process is killed (SIGKILL) or
 // stopped (SIGSTOP) the survivors learn of it, as am::process_failure_error failing a barrier they
 // wait at. A killed process is seen through its closed connection (a CAF down message on the
 // coordinator, then a message to every survivor); a stopped one keeps its connection open and is
@@ -9,7 +9,7 @@
 // launcher stops every process as soon as one dies, which would race with what is measured, and
 // never sees a stopped one. Each run starts --processes members (3 by default) on a free loopback
 // port; process 0 publishes a firing time (steady_clock, which is CLOCK_MONOTONIC and so the same
-// clock in every process of this machine) through the cluster store; after a barrier the victim
+// clock in every process on one machine) through the cluster store; after a barrier the victim
 // (the last process, never the coordinator) sleeps until that time and raises the signal, while
 // the survivors wait at a second barrier and print how long after the firing time it failed. A
 // run's figure is its slowest survivor's; the program prints the median and range over --runs

@@ -1,4 +1,4 @@
-// Gloo barrier benchmark (issue 7, item 10): not a target's figure but the measure of one way to
+// Gloo barrier benchmark: not a target's figure but the measure of one way to
 // close the barrier gap. bench_cluster_barrier goes through the mesh supervisor (one central CAF
 // actor: a request and an answer through each process's middleman and scheduler); this program
 // times gloo::barrier over a Gloo TCP full mesh among the same processes, rendezvoused through

@@ -1,4 +1,4 @@
-// Single-controller remote call round trip (issue 7, item 10): the controller (process 0) runs a
+// Single-controller remote call round trip: the controller (process 0) runs a
 // one-element program on a device of the worker (process 1) and waits for its output, R times
 // after W warm-up calls. One request (controller thread -> the worker's call server over the
 // middleman -> the device's lane) and one answer (the device -> the controller's reply sink ->

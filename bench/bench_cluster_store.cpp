@@ -1,9 +1,10 @@
-// Store round trip benchmark (issue 7, item 10, beside bench_cluster_remote_call, the
-// single-controller device call that is the issue's figure): the cluster store's am::distributed::blocking_key_value_get of a key that is already set, from
-// process 1 to the mesh supervisor on process 0. That is one CAF request and one answer through
-// the cluster client (user thread -> send_as through the middleman -> supervisor actor -> answer to
-// the client actor -> promise -> the waiting thread). Its peer is a raw CAF remote request/receive
-// round trip between two processes configured the same way (bench/caf_peer.cpp).
+// Store round trip benchmark (beside bench_cluster_remote_call, the single-controller device call
+// whose figure has a target): the cluster store's am::distributed::blocking_key_value_get of a key
+// that is already set, from process 1 to the mesh supervisor on process 0. That is one CAF request
+// and one answer through the cluster client (user thread -> send_as through the middleman ->
+// supervisor actor -> answer to the client actor -> promise -> the waiting thread). Its peer is a
+// raw CAF remote request/receive round trip between two processes configured the same way
+// (bench/caf_peer.cpp).
 //
 // Process 1 times R reads after W warm-up reads and prints the median and 10th/90th percentiles.
 //

@@ -1,4 +1,4 @@
-// Shard transfer benchmark (issue 7, item 10): --mib MiB (256 by default) moved from process 0 to
+// Shard transfer benchmark: --mib MiB (256 by default) moved from process 0 to
 // process 1 with am::communicator's send/recv (Gloo's TCP pair over loopback), the path bulk shard
 // transfers between processes take. Its peer is plain loopback TCP (bench/tcp_peer.cpp: one
 // process writes the bytes to a socket, the other reads them), run side by side by
@@ -6,8 +6,8 @@
 //
 // The receiver times each recv call (it is posted right after the previous one returned, so the
 // time covers the sender's turnaround as the TCP peer's "go" byte does) and prints the median
-// throughput and range. Buffers are allocated and touched once and reused (page faults cost ~12 us
-// per 4 KiB page on this VM); the last transfer's bytes are checked.
+// throughput and range. Buffers are allocated and touched once and reused (the first touch of a
+// fresh page is a page fault); the last transfer's bytes are checked.
 //
 //   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 actormesh launch -n 2 --cpu-devices 1 -- ./build/bench/bench_cluster_transfer [--mib M] [--warmup W] [--rounds R]
 #include <actormesh.hpp>

@@ -1,4 +1,4 @@
-// Colocated call benchmark (issue 9, item 7): the round trip of a colocated call (call, then wait
+// Colocated call benchmark: the round trip of a colocated call (call, then wait
 // for its output) against raw CAF request/response round trips and Ray's synchronous actor call,
 // and asynchronous colocated call throughput from several threads against Ray's asynchronous
 // actor calls, all measured in the same run.

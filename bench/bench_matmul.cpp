@@ -1,4 +1,4 @@
-// Matrix products at library speed (issue 11, item 1): am::matmul of n x n float32 and float64
+// Matrix products at library speed: am::matmul of n x n float32 and float64
 // matrices on one CPU device and sharded over every CPU device (rows of the left operand over the
 // devices, the right one replicated), against cblas_sgemm / cblas_dgemm of OpenBLAS called
 // directly on the same shapes in the same run. Each figure is the median of R timed runs after one

@@ -1,4 +1,4 @@
-// Checkpoint benchmark (issue 8, item 8): am::multihost::save_checkpoint and restore_checkpoint of
+// Checkpoint benchmark: am::multihost::save_checkpoint and restore_checkpoint of
 // one float32 global array of --mib MiB split over every device of the cluster (P('x') over a flat
 // mesh), against its plain POSIX peer in the same run: the same blocks written (read) with one
 // open + write (read) + close per file, then a barrier, as the checkpoint's own end is collective.
@@ -6,7 +6,7 @@
 // Bandwidth is the checkpoint's total bytes over the slowest process's time (every process times
 // each round between the same two collectives), median and range over the rounds; rank 0 prints.
 // The restored values are checked (element i of the array holds i), so a broken run cannot look
-// fast. Files go under --dir (default /tmp, which on this VM is the same disk as the tree); the
+// fast. Files go under --dir (default /tmp: choose the disk to measure); the
 // driver removes them.
 //
 //   MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 actormesh launch -n 4 --cpu-devices 2 -- ./build/bench/bench_multihost_checkpoint [--mib M] [--rounds R]

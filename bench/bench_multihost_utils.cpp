@@ -1,16 +1,16 @@
-// Multihost utilities benchmark (issue 8, item 8): am::multihost::process_allgather and
-// broadcast_one_to_all of a uint8[--bytes] host array (1 KiB and 64 MiB in the driver) across
-// every process of the cluster, and the same bytes through a communicator of our own (the
-// collectives engine alone, without the utilities' tree agreement), as a decomposition. The peers
-// are MPI_Allgather and MPI_Bcast of the same bytes (bench/mpi_peers.cpp allgather|bcast), run
-// side by side by bench/run_multihost_bench.sh over TCP.
+// Multihost utilities benchmark: am::multihost::process_allgather and broadcast_one_to_all of a
+// uint8[--bytes] host array (1 KiB and 64 MiB in the driver) across every process of the cluster,
+// and the same bytes through a communicator of our own (the collectives engine alone, without the
+// utilities' tree agreement), as a decomposition. The peers are MPI_Allgather and MPI_Bcast of the
+// same bytes (bench/mpi_peers.cpp allgather|bcast), run side by side by
+// bench/run_multihost_bench.sh over TCP.
 //
 // Every process times every call back to back (collectives keep the processes in step); rank 0
-// prints the slowest process's median and 10th/90th percentiles in microseconds (a broadcast's
-// root may return before the others have the bytes), and the bandwidth at the
-// median (bytes each process receives / time: (P-1) x bytes for a gather, bytes for a broadcast).
-// The input is allocated and touched once and reused (first touches cost ~12 us a page on this VM,
-// DESIGN.md section 7); the utilities allocate their outputs, as JAX's do. Results are checked: a
+// prints the slowest process's median and 10th/90th percentiles in microseconds (a broadcast's root
+// may return before the others have the bytes), and the bandwidth at the median (bytes each process
+// receives / time: (P-1) x bytes for a gather, bytes for a broadcast). The input is allocated and
+// touched once and reused (a fresh page costs a page fault when first touched: doc/architecture.md,
+// "CPU programs"); the utilities allocate their outputs, as JAX's do. Results are checked: a
 // gathered row r must hold r + 1 everywhere, a broadcast value 1 (process 0's), so a broken run
 // cannot look fast.
 //

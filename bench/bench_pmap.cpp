@@ -1,4 +1,4 @@
-// pmap (issue 10, item 7), each figure against a peer measured in the same run:
+// pmap, each figure against a peer measured in the same run:
 //   1. psum over 8 CPU devices (in one process, a collective stage on one shared buffer) of F
 //      float32 per device, against memcpy of the same bytes (8 x F x 4) between two host buffers;
 //      target >= 0.5x; and the same psum without stages (one plan), for their effect.

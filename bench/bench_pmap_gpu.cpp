@@ -1,4 +1,4 @@
-// GPU figures of issue 10 (item 6), run by tests/gpu/pmap_gpu_check.sh: elementwise bandwidth of
+// GPU figures of pmap, run by tests/gpu/pmap_gpu_check.sh: elementwise bandwidth of
 // the runtime on one CUDA device (y = x * 2 + 1 over float32, under jit: one fused kernel, reading
 // and writing every byte once) as a fraction of the device's HBM peak (memory clock x bus width x
 // 2, from the CUDA attributes), next to cudaMemcpy device-to-device of the same bytes in the same

@@ -1,4 +1,4 @@
-// pmap's collective stages other than the reductions (issue 10 item 2), each against peers measured
+// pmap's collective stages other than the reductions, each against peers measured
 // in the same run: all_gather (tiled), psum_scatter (tiled) and ppermute (a ring) over 8 CPU devices
 // of F float32 per device, with stages (one pooled buffer the devices share, or views of it) and
 // without (AM_PMAP_STAGES=0's one plan: the plan's shard moves), and memcpy of the bytes each

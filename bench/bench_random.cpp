@@ -1,4 +1,4 @@
-// Random-number benchmark (issue 11 item 5): am::uniform and am::normal of JAX's threefry2x32 values
+// Random-number benchmark: am::uniform and am::normal of JAX's threefry2x32 values
 // (float32, N x N on 8 CPU devices, split by rows), in elements per second, against a hand-written
 // loop over the machine's cores calling the same generator functions (devices/detail/random_counter.hpp),
 // compiled for the CPU's widest vectors (reference_random.hpp), with no runtime in between: the ratio is

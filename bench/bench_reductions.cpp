@@ -1,4 +1,4 @@
-// Reductions at memory speed (issue 11, item 2): sum / mean / max / min of an n x n float32 array
+// Reductions at memory speed: sum / mean / max / min of an n x n float32 array
 // sharded by rows over 8 CPU devices (mesh (8,), P('x')), over every element, axis 0 and axis 1,
 // each measured next to two peers in the same run:
 //   - a hand-written AVX2 loop on all cores over the same values in one host buffer

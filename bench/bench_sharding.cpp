@@ -1,10 +1,10 @@
 
-// Sharded-array benchmark (issue: sharded arrays with jit): sin and the seed-004 complex_computation
-// on 8192x8192 float32 over 8 CPU devices, eager and jitted, in elements per second, against a
-// hand-written loop over both cores with the same math library and against a one-device array;
-// plus the caller-side dispatch cost of a tiny operation on an 8-shard array.
+// Sharded-array benchmark: sin and the seed-004 complex_computation on 8192x8192 float32 over 8 CPU
+// devices, eager and jitted, in elements per second, against a hand-written loop over both cores
+// with the same math library and against a one-device array; plus the caller-side dispatch cost of
+// a tiny operation on an 8-shard array.
 //
-// Then (issue 11, item 3) the loop and the jitted complex_computation in turn, --rounds rounds, with
+// Then the loop and the jitted complex_computation in turn, --rounds rounds, with
 // and without shared tiles (AM_CPU_SHARE_TILES) and with the compute gate (AM_CPU_COMPUTE_SLOTS), as
 // medians and ranges of the per-round ratio.
 //
@@ -136,7 +136,7 @@ int run(int argc, char** argv) {
   auto cc_one_thread = reference_seconds(reps, host, out, 1, am::bench::complex_computation_loop);
   report("hand-written loop, one core", cc_one_thread, elems, cc_ref);
 
-  // Item 3 of issue 11: the loop and jit in turn, one run each per round (load from other processes
+  // The loop and jit in turn, one run each per round (load from other processes
   // hits both alike), without and with the compute gate (devices/cpu/cpu_compute_gate.hpp).
   const int gate_before = am::detail::cpu_compute_slots();
   const bool sharing_before = am::detail::region_sharing();

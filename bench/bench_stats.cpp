@@ -1,4 +1,4 @@
-// Live counters benchmark (issue 12 item 3): what am::runtime_stats()'s counting costs a call. Each
+// Live counters benchmark: what am::runtime_stats()'s counting costs a call. Each
 // device call adds to two relaxed atomic counters (the caller's `queued`, the device's `executed`,
 // on cache lines of their own) after a lock-free table look-up. Their CPU cost per call is measured
 // alone, single-threaded and with 4 threads adding to one device's counter, and set against the

@@ -1,8 +1,8 @@
-// Trace benchmark (issue 12 item 1): what recording a trace costs. The dispatch measure of
-// bench_sharding (the caller's cost of a tiny operation on an 8-shard array, no waiting per call)
-// and the same operations run to completion, each with the trace off and on, interleaved in one run
-// (median of the rounds); printed as ratios against the untraced run. Off, every hook is one relaxed
-// load and a branch: their cost is measured directly too and given per operation.
+// Trace benchmark: what recording a trace costs. The dispatch measure of bench_sharding (the
+// caller's cost of a tiny operation on an 8-shard array, no waiting per call) and the same
+// operations run to completion, each with the trace off and on, interleaved in one run (median of
+// the rounds); printed as ratios against the untraced run. Off, every hook is one relaxed load and
+// a branch: their cost is measured directly too and given per operation.
 //
 //   ./build/bench/bench_trace [--ops 20000] [--rounds 7]
 #include <actormesh.hpp>

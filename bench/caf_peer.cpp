@@ -1,7 +1,7 @@
-// The raw CAF peers of the control-path benchmarks (issue 7, item 10). Every actor system here is
-// configured as the actormesh runtime configures its own in a cluster (the `sharing` scheduler,
-// middleman.workers=0, no automatic connections; DESIGN.md measured ~104 us per round trip this
-// way), so the gap to the actormesh figure is what actormesh adds on top of bare CAF.
+// The raw CAF peers of the control-path benchmarks. Every actor system here is configured as the
+// actormesh runtime configures its own in a cluster (the `sharing` scheduler, middleman.workers=0,
+// no automatic connections; its round trip is in doc/performance.md, "Cluster"), so the gap to the
+// actormesh figure is what actormesh adds on top of bare CAF.
 //
 //   caf_peer [rtt] [--warmup W] [--rounds R]
 //       Two processes: one publishes an echo actor through CAF's middleman on 127.0.0.1, the other

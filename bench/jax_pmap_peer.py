@@ -1,4 +1,4 @@
-"""JAX's side of bench/bench_pmap.cpp (issue 10, item 7): the same MLP training step under
+"""JAX's side of bench/bench_pmap.cpp: the same MLP training step under
 jax.pmap over 8 CPU devices and under jax.jit on one device, and the seed's training loop (linear
 regression on 2 devices), timed as the C++ side times them. Prints one line per figure,
 "result <name> <median seconds>". Run with XLA_FLAGS=--xla_force_host_platform_device_count=8;

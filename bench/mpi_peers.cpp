@@ -1,4 +1,4 @@
-// The Open MPI peers of the cluster benchmarks (issue 7, item 10), run by bench/run_cluster_bench.sh
+// The Open MPI peers of the cluster benchmarks, run by bench/run_cluster_bench.sh
 // in the same run as the actormesh figures they anchor:
 //
 //   mpi_peers barrier [--warmup W] [--rounds R]         MPI_Barrier, rank 0 times each one back to
@@ -21,8 +21,8 @@
 // The transport is chosen on mpirun's command line: `--mca pml ob1 --mca btl tcp,self` (TCP over
 // loopback, the peer of Gloo's TCP transport) or `--mca pml ob1 --mca btl vader,self` (shared
 // memory). ob1 is named because Debian's Open MPI also has UCX, which would ignore the btl list.
-// Open MPI needs MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 on this VM (its 64 MiB
-// all-reduce goes from 311 ms to 16 ms once glibc keeps freed memory; DESIGN.md section 7); the
+// Open MPI needs MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184 (its large all-reduces are
+// much faster once glibc keeps freed memory: doc/performance.md, "Cluster"); the
 // driver gives every process, ours too, the same environment. Buffers are allocated and touched
 // once and reused, as in the actormesh programs, and the result is checked.
 //

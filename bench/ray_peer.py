@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ray's peer figures for bench_colocated (issue 9, item 7): the synchronous round trip of an actor
+"""Ray's peer figures for bench_colocated: the synchronous round trip of an actor
 method call (ray.get(actor.echo.remote(x))) and the rate of asynchronous calls (all submitted, then
 ray.get of every reference), on a local Ray started by this script.
 

@@ -1,5 +1,5 @@
 // AVX2 through target attributes (the rest of the library is built for AVX-512): the peer is held
-// to the instruction set the issue names, 8 lanes wide.
+// to the instruction set its target names (doc/performance.md, "Item 2: reductions"), 8 lanes wide.
 #include "reference_reductions.hpp"
 
 #include <immintrin.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cluster benchmarks of issue 7 (item 10), each beside its peer in the same run, as one table:
+# The cluster benchmarks, each beside its peer in the same run, as one table:
 #
 #   barrier at 2, 4, 8 processes      bench_cluster_barrier      vs MPI_Barrier over TCP (mpi_peers)
 #   64 MiB float32 all-reduce, 4 and 2 processes, bus bandwidth
@@ -10,7 +10,7 @@
 #   store round trip                  bench_cluster_remote_call, bench_cluster_store
 #                                                                vs a raw CAF remote request (caf_peer)
 #   failure detection (SIGKILL, SIGSTOP; heartbeat 200ms/2s and the defaults)
-#                                     bench_cluster_detect       vs the issue's bounds
+#                                     bench_cluster_detect       vs their bounds
 #
 # and a second table without targets that takes the barrier apart, each way against the same
 # MPI_Barrier figure: a central barrier actor over bare CAF (caf_peer barrier), gloo::barrier over a
@@ -26,9 +26,9 @@
 #   bench/run_cluster_bench.sh build-bench [--quick]
 #
 # Every process (ours and Open MPI's) runs with MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184:
-# Open MPI needs it on this VM for large buffers (DESIGN.md section 7), and the comparison is only
+# Open MPI needs it for large buffers (doc/performance.md, "Cluster"), and the comparison is only
 # fair when both sides have it. Open MPI runs with ob1 (so that the btl list is obeyed rather than
-# UCX's own transports), no binding (ours are not bound either) and --oversubscribe (8 ranks, 2 cores).
+# UCX's own transports), no binding (ours are not bound either) and --oversubscribe (more ranks than cores).
 set -u
 
 if [[ $# -lt 1 || ! -d "$1" ]]; then
@@ -181,7 +181,7 @@ run "transfer 256 MiB (loopback TCP)" 200 "$bench/tcp_peer" --rounds "$xfer_roun
 peer=$(result tcp_transfer_gbs)
 row "shard transfer 256 MiB, GB/s" "$ours" "loopback TCP" "$peer" rate 0.8
 
-# 4. Remote round trips: the single-controller device call (the issue's figure), then a fetch of one
+# 4. Remote round trips: the single-controller device call (the figure with a target), then a fetch of one
 # element and the store's request, all against the same raw CAF request.
 run "raw CAF remote request" 120 "$bench/caf_peer" --rounds "$rtt_rounds"
 peer=$(result caf_rtt_us)

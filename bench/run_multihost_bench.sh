@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The multihost utilities benchmarks of issue 8 (item 8), each beside its peer in the same run, as
+# The multihost utilities benchmarks, each beside its peer in the same run, as
 # one table:
 #
 #   process_allgather, 1 KiB and 64 MiB, 4 processes     bench_multihost_utils  vs MPI_Allgather over TCP
@@ -9,8 +9,8 @@
 #
 # and the engine alone (a communicator's all_gather and broadcast of the same bytes, without the
 # utilities' tree agreement) as a decomposition against the same MPI figures. Ratios: for times
-# peer/ours (a speed, higher is better, as the issue's "at least 0.8x Open MPI" reads), for rates
-# ours/peer. The whole run takes about a minute (on a loaded 2-core VM); --quick less.
+# peer/ours (a speed, higher is better, as the target "at least 0.8x Open MPI" reads), for rates
+# ours/peer. The whole run takes about a minute; --quick less.
 #
 # Builds nothing: give it a build directory (configured with -DAM_BUILD_BENCH=ON) with the targets
 # actormesh_tool, bench_multihost_utils, bench_multihost_checkpoint and (with Open MPI) mpi_peers.
@@ -19,13 +19,13 @@
 #   bench/run_multihost_bench.sh build-bench [--quick]
 #
 # Every process (ours and Open MPI's) runs with MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184,
-# as in run_cluster_bench.sh (DESIGN.md section 7): glibc then keeps freed memory, so a reused
-# buffer is not first-touched again (~12 us a page on this VM). libactormesh allocates through
+# as in run_cluster_bench.sh (doc/performance.md, "Cluster"): glibc then keeps freed memory, so a
+# reused buffer is not first-touched again (a page fault per page). libactormesh allocates through
 # jemalloc, which ignores those variables; its equivalent, MALLOC_CONF=dirty_decay_ms:-1,
 # muzzy_decay_ms:-1, is set too (the utilities return fresh arrays, and without it every 64 MiB
-# result is fresh pages: process_allgather 64 MiB took 2.7 s instead of ~0.4 s, loaded machine).
-# Set AM_BENCH_FRESH_PAGES=1 to leave jemalloc's default. Open MPI runs with ob1 over the tcp and
-# self BTLs, no binding, --oversubscribe.
+# result is fresh pages, several times slower: doc/performance.md, "Multihost utilities and
+# checkpoints"). Set AM_BENCH_FRESH_PAGES=1 to leave jemalloc's default. Open MPI runs with ob1 over
+# the tcp and self BTLs, no binding, --oversubscribe.
 set -u
 
 if [[ $# -lt 1 || ! -d "$1" ]]; then

@@ -1,14 +1,14 @@
-// Plain loopback TCP peers of the cluster benchmarks (issue 7, item 10).
+// Plain loopback TCP peers of the cluster benchmarks.
 //
 //   tcp_peer [transfer] [--mib M] [--warmup W] [--rounds R]
 //       The peer of the shard transfer benchmark: what moving M MiB (256 by default) from one
 //       process to another costs over a plain TCP socket on 127.0.0.1, the floor that Gloo's TCP
 //       pair (bench_cluster_transfer) is measured against. The program forks: the child connects
-//       and writes, the parent listens and reads. For each round the reader sends one "go" byte
-//       and times until the last byte has arrived in its buffer; the writer answers every "go"
-//       with one write() of the whole buffer. Both buffers are allocated and touched once and
-//       reused (a fresh page costs ~12 us on this VM). Default socket options but TCP_NODELAY, as
-//       Gloo's; reads go straight into the destination buffer, as Gloo's do.
+//       and writes, the parent listens and reads. For each round the reader sends one "go" byte and
+//       times until the last byte has arrived in its buffer; the writer answers every "go" with one
+//       write() of the whole buffer. Both buffers are allocated and touched once and reused (a
+//       fresh page costs a page fault when first touched). Default socket options but TCP_NODELAY,
+//       as Gloo's; reads go straight into the destination buffer, as Gloo's do.
 //   tcp_peer barrier --processes N [--warmup W] [--rounds R]
 //       Not a target's anchor but a measure of what would close the barrier gap: a dissemination
 //       barrier (ceil(log2 N) rounds; in round k every process writes one byte to process

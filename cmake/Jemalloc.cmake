@@ -1,11 +1,11 @@
 # jemalloc (Debian's libjemalloc-dev) as the allocator of programs that use actormesh.
 #
 # Every call allocates a little on the caller's thread (future state, message) that a device thread
-# frees. With glibc's malloc those cross-thread frees contend for the caller's arena lock; measured
-# here, jemalloc cut the caller's cost of an 8-shard eager operation from about 20 us to about 5 us and
-# doubled one-way lane throughput (doc/performance.md). It is linked PUBLIC so that executables list
-# it before libc and it replaces malloc for the whole process. Sanitizer builds keep their own
-# allocator. -DAM_JEMALLOC=OFF opts out.
+# frees. With glibc's malloc those cross-thread frees contend for the caller's arena lock; jemalloc
+# cut the caller's cost of an 8-shard eager operation several times and raised one-way lane
+# throughput (measured: doc/performance.md, "Lanes" and "Sharded arrays and jit"). It is linked
+# PUBLIC so that executables list it before libc and it replaces malloc for the whole process.
+# Sanitizer builds keep their own allocator. -DAM_JEMALLOC=OFF opts out.
 set(AM_HAVE_JEMALLOC OFF)
 if(NOT AM_JEMALLOC STREQUAL "OFF" AND AM_SANITIZE STREQUAL "")
   find_library(JEMALLOC_LIBRARY NAMES jemalloc)

@@ -1,4 +1,4 @@
-// The cluster tour (issue 7): several processes form one cluster and work on one global array.
+// The cluster tour: several processes form one cluster and work on one global array.
 //
 //   ./build/tools/actormesh launch -n 4 --cpu-devices 2 -- ./build/demos/cluster_tour
 //

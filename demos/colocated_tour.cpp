@@ -1,4 +1,4 @@
-// The colocated tour (issue 9): every example of seeds/000 (jax.experimental.colocated_python) in
+// The colocated tour: every example of seeds/000 (jax.experimental.colocated_python) in
 // C++, with the seed's printed lines. The code runs on the host of the CPU devices its arrays live
 // on. Run locally, that host is this process:
 //

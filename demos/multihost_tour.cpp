@@ -1,4 +1,4 @@
-// The multihost tour (issue 8): every example of seeds/002 (jax.experimental.multihost_utils) in
+// The multihost tour: every example of seeds/002 (jax.experimental.multihost_utils) in
 // C++, then a training loop that survives a preemption notice, then live_devices losing a process.
 //
 //   ./build/tools/actormesh launch -n 4 --cpu-devices 2 -- ./build/demos/multihost_tour

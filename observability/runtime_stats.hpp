@@ -1,4 +1,4 @@
-/// Live counters of the running runtime (issue 12 item 3): per device actor and per host lane, the
+/// Live counters of the running runtime: per device actor and per host lane, the
 /// transfers between processes and each device's memory, as one value you can copy, print or
 /// compare. Counting costs one relaxed atomic add per call; only taking a snapshot locks.
 /// `actormesh info --watch` prints the same figures for every process of a running cluster.

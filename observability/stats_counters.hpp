@@ -1,4 +1,4 @@
-/// The live counters behind am::runtime_stats() (issue 12 item 3): what the hot paths bump. Every
+/// The live counters behind am::runtime_stats(): what the hot paths bump. Every
 /// update is one relaxed atomic operation on a counter found without a lock (devices by id in a
 /// fixed table, lanes through a pointer their owner keeps); only creating a lane's counters and
 /// taking a snapshot lock. Internal: users read am::runtime_stats() (observability/runtime_stats.hpp).

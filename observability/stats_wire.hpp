@@ -1,4 +1,4 @@
-/// The live counters as they travel (issue 12 item 3): `actormesh info --watch` asks the mesh
+/// The live counters as they travel: `actormesh info --watch` asks the mesh
 /// supervisor (message stats_request_atom), which asks every process's cluster client
 /// (stats_atom) and answers with every process's snapshot, or why a process gave none. Every
 /// message holds CAF's built-in types only (atoms, integers, strings); payloads are wire_codec

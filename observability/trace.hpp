@@ -1,4 +1,4 @@
-/// Traces (issue 12 item 1): what the runtime did, as Chrome's trace event JSON that Perfetto and
+/// Traces: what the runtime did, as Chrome's trace event JSON that Perfetto and
 /// chrome://tracing open. A trace is recorded when
 ///   - the environment says AM_TRACE=path (or the flag --am-trace path, or options::trace in code):
 ///     the runtime records from its start and writes the file when it stops (a process of a

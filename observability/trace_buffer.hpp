@@ -1,4 +1,4 @@
-/// The trace recorder's storage (issue 12 item 1): every thread records into its own buffer, with no
+/// The trace recorder's storage: every thread records into its own buffer, with no
 /// lock and no allocation per event (chunks of events, taken from a per-process budget); a writer
 /// reads every buffer when the trace is written. Internal: the runtime records through
 /// observability/trace_hooks.hpp, users through observability/trace.hpp.
@@ -25,9 +25,9 @@ inline bool tracing() noexcept {
 /// The steady clock in nanoseconds: the clock of trace files (and of the offset exchange).
 std::int64_t trace_clock_ns() noexcept;
 
-/// The clock events are stamped with while recorded: the time-stamp counter on x86-64 (about 10 ns
-/// to read against about 24 for the steady clock, read twice per span), the steady clock's
-/// nanoseconds elsewhere. collect() turns ticks into trace_clock_ns() nanoseconds.
+/// The clock events are stamped with while recorded: the time-stamp counter on x86-64 (cheaper to
+/// read than the steady clock, and a span reads the clock twice), the steady clock's nanoseconds
+/// elsewhere. collect() turns ticks into trace_clock_ns() nanoseconds.
 inline std::int64_t trace_ticks() noexcept {
 #if defined(__x86_64__)
   return static_cast<std::int64_t>(__builtin_ia32_rdtsc());

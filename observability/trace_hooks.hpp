@@ -1,4 +1,4 @@
-/// The trace hooks the runtime calls (issue 12 item 1): each is one line at its site, and costs one
+/// The trace hooks the runtime calls: each is one line at its site, and costs one
 /// relaxed load and a predictable branch while no trace is recorded. Where they sit:
 ///   devices/detail/device_actor.cpp   device programs, uploads, fetches; admit, stall, resume
 ///   devices/calls.cpp                 lane sends (a take message to a device)

@@ -2,12 +2,12 @@
 # Builds actormesh here (Release, CUDA on, sm_90) in build-gpu and gathers into gpu-bundle/ what
 # tools/gpu-check.sh runs on a lent GPU machine, whose image has no CAF, fmt, SLEEF, CLI11 or Catch2
 # and can fetch nothing: the `actormesh` tool, the GPU test executables (and the NVRTC unit tests),
-# bench_gpu, bench_pmap_gpu, tests/gpu/pmap_gpu_check.sh (issue 10's GPU check), libactormesh.so,
-# and the Debian shared libraries they load (from ldd). Left out: glibc,
-# libstdc++, libgcc (the image has them), and libcuda, libnccl and libnvrtc (the driver's, and the
-# image's own NCCL/NVRTC: 208 MB and 109 MB are too big to carry). cuBLAS is not linked but loaded at
-# run time (devices/cuda/cublas_loader.hpp) from the image's Python environment, as NVRTC: libcublas
-# and libcublasLt are 54 + 542 MB. The bundle must stay under 60 MiB.
+# bench_gpu, bench_pmap_gpu, tests/gpu/pmap_gpu_check.sh (pmap's GPU check), libactormesh.so, and
+# the Debian shared libraries they load (from ldd). Left out: glibc, libstdc++, libgcc (the image
+# has them), and libcuda, libnccl and libnvrtc (the driver's, and the image's own NCCL/NVRTC: 208 MB
+# and 109 MB are too big to carry). cuBLAS is not linked but loaded at run time
+# (devices/cuda/cublas_loader.hpp) from the image's Python environment, as NVRTC: libcublas and
+# libcublasLt are 54 + 542 MB. The bundle must stay under 60 MiB.
 #
 #   tools/gpu-bundle.sh            # then carry gpu-bundle/ and run gpu-bundle/gpu-check.sh there
 set -euo pipefail

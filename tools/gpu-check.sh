@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine from a bundle made by tools/gpu-bundle.sh (bin/, lib/ and this script):
 # prints nvidia-smi and `actormesh info`, then runs the GPU tests, the NVRTC unit tests and
-# bench_gpu and bench_pmap_gpu, each under a timeout (the bundle's pmap_gpu_check.sh is issue 10's
+# bench_gpu and bench_pmap_gpu, each under a timeout (the bundle's pmap_gpu_check.sh is pmap's
 # GPU check alone, in its 5-minute budget). The image has no CAF/fmt/Catch2 (they come in lib/) and its own
 # NCCL, NVRTC and cuBLAS in its Python environment (site-packages/nvidia/*/lib), which go on
 # LD_LIBRARY_PATH after lib/. Test exit codes: 0 passed, 4 skipped (no usable GPU), else failed.

@@ -1,4 +1,4 @@
-/// `actormesh launch`: running N copies of a program on this host and supervising them.
+/// `actormesh launch`: running N copies of a program on the launcher's host and supervising them.
 #pragma once
 
 #include <iosfwd>
@@ -8,7 +8,7 @@
 
 namespace am::tools {
 
-/// The most processes one launch starts (each costs two pipes and a process on this host).
+/// The most processes one launch starts (each costs two pipes and a process on the host).
 inline constexpr int max_launch_processes = 1024;
 
 /// A launch as the command line describes it, already checked (launch_command.cpp).

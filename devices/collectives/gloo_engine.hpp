@@ -48,9 +48,10 @@ public:
                   milliseconds timeout, const std::shared_ptr<void>& posted = nullptr);
   /// Posts the receives of all_gather(..., output, count, t, tag, ...) before the cluster's check
   /// (which no rank passes before every rank has posted), so that no rank's block arrives before
-  /// its receive: Gloo's loop thread spins on a socket whose data has no receive yet, which on a
-  /// loaded machine cost ~3 ms per small all-gather (doc/performance.md, issue 8). The handle keeps
-  /// the posted receives; dropping it without the all_gather leaves them to the engine's abort.
+  /// its receive: Gloo's loop thread spins on a socket whose data has no receive yet, which made
+  /// small all-gathers several times slower (measured: doc/performance.md, "Multihost utilities and
+  /// checkpoints"). The handle keeps the posted receives; dropping it without the all_gather leaves
+  /// them to the engine's abort.
   std::shared_ptr<void> post_all_gather(void* output, std::size_t count, dtype t, std::uint32_t tag);
   void reduce_scatter(const void* input, void* output, std::size_t count, dtype t, reduce_op op,
                       std::uint32_t tag, milliseconds timeout);

@@ -1,12 +1,12 @@
-/// The gather stage of pmap's all_gather over its own axis (DESIGN.md section 5, as the reductions
-/// of stage_reduction.hpp): within a process the local devices' parts are copied into one host
-/// buffer, at their places on the mapped axis, that every local device then shares; across
+/// The gather stage of pmap's all_gather over its own axis (doc/pmap.md, "How it runs", as the
+/// reductions of stage_reduction.hpp): within a process the local devices' parts are copied into
+/// one host buffer, at their places on the mapped axis, that every local device then shares; across
 /// processes the processes' blocks are all-gathered through the collectives engine
 /// (am::communicator over Gloo, numbered and checked by the supervisor, in the flight recorder),
 /// each block padded to the most positions any process holds when they hold different numbers
-/// (stage_positions.hpp), then placed by position.
-/// It runs on the same worker and communicator as the reductions over the same devices
-/// (stage_group.hpp), so reductions and gathers keep one order on every participant.
+/// (stage_positions.hpp), then placed by position. It runs on the same worker and communicator as
+/// the reductions over the same devices (stage_group.hpp), so reductions and gathers keep one order
+/// on every participant.
 #pragma once
 
 #include "actors/buffer.hpp"

@@ -1,4 +1,4 @@
-/// pmap's collective stages on CUDA devices (DESIGN.md section 5, as the host stages of
+/// pmap's collective stages on CUDA devices (doc/pmap.md, "On GPUs", as the host stages of
 /// stage_reduction.hpp, stage_gather.hpp and stage_scatter.hpp): one am::nccl_communicator
 /// operation over every mapped device, local and across processes at once, after the parts are
 /// complete; each device's result lands in its own memory, on a stream of the stage's own per

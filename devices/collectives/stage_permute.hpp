@@ -1,4 +1,4 @@
-/// The stage of pmap's ppermute over its own axis (DESIGN.md section 5, as the reductions of
+/// The stage of pmap's ppermute over its own axis (doc/pmap.md, "How it runs", as the reductions of
 /// stage_reduction.hpp): each device's result is the slice of its source in the permutation, or
 /// zeros where none arrives. Within a process each device views its source's part where it is (no
 /// copy; the devices receiving none share one block of zeros); across processes one

@@ -1,12 +1,12 @@
-/// The reduction stage of pmap's psum, pmean, pmax and pmin (DESIGN.md section 5: a collective is a
-/// stage between the per-device programs, never a handler waiting for another device). Within a
-/// process the local devices' parts are combined into one host buffer that every local device then
-/// shares; across processes that buffer is all-reduced among the processes through the collectives
-/// engine (am::communicator over Gloo, numbered and checked by the cluster's supervisor, in the
-/// flight recorder). Stages run on a worker thread per list of mapped devices, in the order they were
-/// issued, which must be the same order in every process (one program order, as in JAX); threads
-/// mapping different device lists have their own workers and communicators, so they need no order
-/// between them.
+/// The reduction stage of pmap's psum, pmean, pmax and pmin (doc/pmap.md, "How it runs": a
+/// collective is a stage between the per-device programs, never a handler waiting for another
+/// device). Within a process the local devices' parts are combined into one host buffer that every
+/// local device then shares; across processes that buffer is all-reduced among the processes
+/// through the collectives engine (am::communicator over Gloo, numbered and checked by the
+/// cluster's supervisor, in the flight recorder). Stages run on a worker thread per list of mapped
+/// devices, in the order they were issued, which must be the same order in every process (one
+/// program order, as in JAX); threads mapping different device lists have their own workers and
+/// communicators, so they need no order between them.
 #pragma once
 
 #include "actors/buffer.hpp"

@@ -1,12 +1,13 @@
-/// The scatter stage of pmap's psum_scatter over its own axis (DESIGN.md section 5, as the
+/// The scatter stage of pmap's psum_scatter over its own axis (doc/pmap.md, "How it runs", as the
 /// reductions of stage_reduction.hpp), on parts whose scatter dimension is their first (the caller
 /// moves it there): within a process the local devices' parts are summed into one host buffer and
 /// each local device gets its block of it (a view, no copy); across processes the engine
 /// reduce-scatters that buffer among the processes (am::communicator over Gloo, numbered and
 /// checked by the supervisor, in the flight recorder), each process receiving its own devices'
 /// blocks: for any owners, the blocks put in process order and each process's padded with zeros to
-/// the most positions any process holds (stage_positions.hpp) where they are not already so. It runs on the same worker and communicator as the other
-/// stages over the same devices (stage_group.hpp), so they keep one order on every participant.
+/// the most positions any process holds (stage_positions.hpp) where they are not already so. It
+/// runs on the same worker and communicator as the other stages over the same devices
+/// (stage_group.hpp), so they keep one order on every participant.
 #pragma once
 
 #include "actors/buffer.hpp"

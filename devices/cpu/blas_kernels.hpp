@@ -1,12 +1,11 @@
 /// Which kernels OpenBLAS runs, chosen from what the CPU can do rather than from its model table.
 ///
 /// Debian's OpenBLAS (0.3.21, DYNAMIC_ARCH) picks its kernels by CPU model; a model newer than its
-/// table falls back to SSE3 ("Prescott") kernels, 5x slower than the CPU's AVX-512 ones (issue 22:
-/// an Intel Xeon of family 6 model 207 ran a 2048² sgemm at 37 GFLOP/s against 212 with the right
-/// kernels). Before the first product, the process checks the kernels' vector width against the
-/// CPU's (AVX-512, AVX2 with FMA, AVX) and, when they are narrower and the user set no
-/// OPENBLAS_CORETYPE (which always wins), has OpenBLAS choose again with the core type the CPU's
-/// features name. Internal.
+/// table falls back to SSE3 ("Prescott") kernels, several times slower than the CPU's AVX-512 ones
+/// (measured: doc/performance.md, "BLAS kernels chosen from the CPU's features"). Before the first
+/// product, the process checks the kernels' vector width against the CPU's (AVX-512, AVX2 with FMA,
+/// AVX) and, when they are narrower and the user set no OPENBLAS_CORETYPE (which always wins), has
+/// OpenBLAS choose again with the core type the CPU's features name. Internal.
 #pragma once
 
 #include <string>

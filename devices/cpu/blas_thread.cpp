@@ -14,8 +14,8 @@ namespace am::detail {
 
 namespace {
 
-/// Below this many floating-point operations (about 20 us of this machine's products) a call made
-/// while no other runs runs on its caller's thread: the two thread hand-offs would cost more.
+/// Below this many floating-point operations (a product that takes microseconds) a call made while no
+/// other runs runs on its caller's thread: the two thread hand-offs would cost more.
 constexpr double small_call_flop = 4e6;
 
 /// How long after a call had to wait (several devices making products at once) the calls keep

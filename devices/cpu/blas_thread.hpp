@@ -2,10 +2,10 @@
 /// through OpenBLAS's own threads (8 devices sharing 2 cores never run 8 x 2 BLAS threads at once).
 /// While several devices make products at once, the calls queue for one BLAS thread, which runs
 /// them back to back (a call made while no other runs, small or with no contention in the last
-/// 200 ms, runs on its caller's thread instead: one device alone pays no hand-off): the next starts the moment one ends, without waiting
-/// for its caller's thread to be woken as a mutex handed from one device thread to the next did
-/// (bench_matmul, 8 devices of one 2048x2048 float32 product: 0.79-0.94x of OpenBLAS with the
-/// mutex, 0.93-0.94x with the thread). Internal.
+/// 200 ms, runs on its caller's thread instead: one device alone pays no hand-off): the next starts
+/// the moment one ends, without waiting for its caller's thread to be woken as a mutex handed from
+/// one device thread to the next did (measured with bench_matmul: doc/performance.md, "After the
+/// BLAS thread"). Internal.
 #pragma once
 
 #include <functional>

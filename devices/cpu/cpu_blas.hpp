@@ -1,12 +1,11 @@
 /// Matrix products of float32 and float64 on CPU devices through a BLAS (float32: oneDNN's
 /// dnnl_sgemm when installed, devices/cpu/onednn_sgemm.hpp, else OpenBLAS's cblas_sgemm; float64:
-/// OpenBLAS's cblas_dgemm), the library speed of issue 11 instead of the hand-written loop:
-/// 2-D, batched (one call per batch row) and with transposed operands as the calls' transpose
-/// flags. The calls of all the process's CPU devices take turns, each using every core: 8 devices
-/// sharing 2 cores never run 8 x 2 BLAS threads at once, and one device alone gets all the cores
+/// OpenBLAS's cblas_dgemm), at a library's speed instead of the hand-written loop's: 2-D, batched
+/// (one call per batch row) and with transposed operands as the calls' transpose flags. The calls
+/// of all the process's CPU devices take turns, each using every core: 8 devices sharing 2 cores
+/// never run 8 x 2 BLAS threads at once, and one device alone gets all the cores
 /// (devices/cpu/blas_thread.hpp: while devices wait for their turn, one thread runs their calls
-/// back to back).
-/// doc/architecture.md, "CPU programs". Internal.
+/// back to back). doc/architecture.md, "CPU programs". Internal.
 #pragma once
 
 #include "actors/dtype.hpp"

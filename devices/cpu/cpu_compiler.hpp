@@ -1,8 +1,8 @@
-/// The CPU program compiler (DESIGN.md section 5): a program becomes a list of stages. Maximal
-/// regions of same-sized elementwise work (elementwise operations, constant / iota / random sources,
-/// and gathers: broadcast_in_dim, slice, transpose) run as one loop over cache-sized tiles whose
-/// intermediates live in a small scratch area; reshape (and a convert to the same dtype) is a
-/// zero-copy alias; concatenate, reductions and dot are stages of their own.
+/// The CPU program compiler (doc/architecture.md, "CPU programs"): a program becomes a list of
+/// stages. Maximal regions of same-sized elementwise work (elementwise operations, constant / iota
+/// / random sources, and gathers: broadcast_in_dim, slice, transpose) run as one loop over
+/// cache-sized tiles whose intermediates live in a small scratch area; reshape (and a convert to
+/// the same dtype) is a zero-copy alias; concatenate, reductions and dot are stages of their own.
 #pragma once
 
 #include "actors/program.hpp"
@@ -19,7 +19,7 @@ namespace am::detail {
 struct compile_options {
   bool fuse = true;               ///< false: every instruction is its own stage (one pass each)
   cpu_isa isa = preferred_isa();  ///< the instruction set whose kernels run
-  std::int64_t tile = 512;        ///< elements per tile of a fused loop (best measured here)
+  std::int64_t tile = 512;        ///< elements per tile of a fused loop (the fastest size tried)
 };
 
 /// Where a region finds a value during a tile.

@@ -1,11 +1,12 @@
-/// The compute gate of the CPU devices (doc/performance.md, issue 11 item 3), off by default: when
-/// on, at most `slots` device threads compute at a time, in the order they asked. Eight devices on
-/// two cores with 2 slots then run two at a time, each on a core of its own from start to end (as a
-/// hand-written loop over both cores does), instead of eight threads that the OS time-slices and
-/// balances between the cores. Measured on the loaded machine it was slower (a woken holder waits
-/// behind other processes' threads; eight runnable threads do not), so it stays an option for
-/// quiet machines: AM_CPU_COMPUTE_SLOTS=N. Only work that never waits on another device is gated
-/// (fused regions, reductions, concatenations), so a slot is always given back; small stages skip it.
+/// The compute gate of the CPU devices (doc/performance.md, "Item 3: jitted complex_computation"),
+/// off by default: when on, at most `slots` device threads compute at a time, in the order they
+/// asked. Eight devices on two cores with 2 slots then run two at a time, each on a core of its own
+/// from start to end (as a hand-written loop over both cores does), instead of eight threads that
+/// the OS time-slices and balances between the cores. Measured under load it was slower (a woken
+/// holder waits behind other processes' threads; eight runnable threads do not), so it stays an
+/// option for quiet machines: AM_CPU_COMPUTE_SLOTS=N. Only work that never waits on another device
+/// is gated (fused regions, reductions, concatenations), so a slot is always given back; small
+/// stages skip it.
 #pragma once
 
 #include "actors/program.hpp"

@@ -1,10 +1,10 @@
 /// Fused regions of CPU programs run over their tiles (cpu_compiler.hpp), shared between device
-/// threads (doc/performance.md, issue 11 item 3): a large region's tiles are handed out in chunks,
-/// taken by the thread that runs the region and by any device thread that finished its own work
-/// meanwhile (help_fused_regions). Eight devices on two cores then keep both cores busy until the
-/// last tile is done, however the OS placed their threads, instead of one core idling while the
-/// other still holds several devices' work. Every tile is computed the same way whichever thread
-/// takes it, so results do not change.
+/// threads (doc/performance.md, "Item 3: jitted complex_computation"): a large region's tiles are
+/// handed out in chunks, taken by the thread that runs the region and by any device thread that
+/// finished its own work meanwhile (help_fused_regions). Eight devices on two cores then keep both
+/// cores busy until the last tile is done, however the OS placed their threads, instead of one core
+/// idling while the other still holds several devices' work. Every tile is computed the same way
+/// whichever thread takes it, so results do not change.
 #pragma once
 
 #include "actors/buffer.hpp"

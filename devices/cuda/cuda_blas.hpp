@@ -1,9 +1,9 @@
-/// Matrix products on CUDA devices through cuBLAS (the toolkit's libcublas, loaded at run time, issue 11): float32 and
-/// float64 in their own precision, float16 and bfloat16 with float accumulation, one strided-batched
-/// call for a batched dot, transposed operands as cuBLAS's transpose flags. Integers and bool keep
-/// the hand-written kernel of cuda_dot.cu. Each device's handle lives with its stream
-/// (device_stream::blas_handle), so every call is ordered on the device's stream. Plain C++
-/// interface (no CUDA headers). Internal.
+/// Matrix products on CUDA devices through cuBLAS (the toolkit's libcublas, loaded at run time):
+/// float32 and float64 in their own precision, float16 and bfloat16 with float accumulation, one
+/// strided-batched call for a batched dot, transposed operands as cuBLAS's transpose flags.
+/// Integers and bool keep the hand-written kernel of cuda_dot.cu. Each device's handle lives with
+/// its stream (device_stream::blas_handle), so every call is ordered on the device's stream. Plain
+/// C++ interface (no CUDA headers). Internal.
 #pragma once
 
 #include "actors/dtype.hpp"

@@ -1,8 +1,9 @@
-/// How the CUDA executor runs a program (DESIGN.md section 5): the program is split once into
-/// stages. Maximal elementwise regions (with their constant, iota and random sources, in-region
-/// reshapes and broadcasts of materialized values) become ONE fused kernel generated at run time;
-/// everything else (transpose, slice, concatenate, reductions, dot, lone instructions) runs as a
-/// single precompiled kernel. Plain C++: no CUDA headers, so it is unit-tested without a GPU.
+/// How the CUDA executor runs a program (doc/architecture.md, "Per-shard programs"): the program is
+/// split once into stages. Maximal elementwise regions (with their constant, iota and random
+/// sources, in-region reshapes and broadcasts of materialized values) become ONE fused kernel
+/// generated at run time; everything else (transpose, slice, concatenate, reductions, dot, lone
+/// instructions) runs as a single precompiled kernel. Plain C++: no CUDA headers, so it is
+/// unit-tested without a GPU.
 #pragma once
 
 #include "actors/program.hpp"

@@ -1,6 +1,7 @@
-/// Generates the CUDA source of one fused elementwise kernel (DESIGN.md section 5): every member of
-/// a fused stage becomes one line of a grid-stride loop, so the region reads its inputs once and
-/// writes only the values needed later. Plain C++ (no CUDA headers): tested without a GPU.
+/// Generates the CUDA source of one fused elementwise kernel (doc/architecture.md, "Per-shard
+/// programs"): every member of a fused stage becomes one line of a grid-stride loop, so the region
+/// reads its inputs once and writes only the values needed later. Plain C++ (no CUDA headers):
+/// tested without a GPU.
 #pragma once
 
 #include "actors/program.hpp"

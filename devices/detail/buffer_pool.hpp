@@ -1,7 +1,7 @@
-/// The memory pool of one CPU device (DESIGN.md section 7): fresh pages are slow on this VM, so freed
-/// blocks go back to size-class free lists and are handed out again. Blocks are returned by buffer
-/// destructors from any thread; the pool is shared by its device and by every buffer it handed out,
-/// so it outlives the runtime when buffers do.
+/// The memory pool of one CPU device (doc/architecture.md, "CPU programs"): a fresh page costs a
+/// page fault when first touched, so freed blocks go back to size-class free lists and are handed
+/// out again. Blocks are returned by buffer destructors from any thread; the pool is shared by its
+/// device and by every buffer it handed out, so it outlives the runtime when buffers do.
 #pragma once
 
 #include "devices/memory.hpp"

@@ -51,8 +51,9 @@ public:
   std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> code,
                                     const std::vector<shard_future>& inputs);
 
-  /// Uploads and fetches of at least this many bytes go through the data plane (Gloo, 4-5 GB/s
-  /// here) instead of CAF messages (0.28 GB/s here); below it one CAF message is the quicker way.
+  /// Uploads and fetches of at least this many bytes go through the data plane (Gloo), several
+  /// times faster than CAF messages for bulk bytes (measured: doc/performance.md, "Single-controller
+  /// remote calls"); below it one CAF message is the quicker way.
   static constexpr std::size_t bulk_bytes = std::size_t{256} << 10;
 
   /// Copies host bytes into a new buffer on worker device `d`.

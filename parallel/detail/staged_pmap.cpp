@@ -49,7 +49,7 @@ struct staged_program {
 
 /// Below this many bytes per device, a reduction within one process stays inside the plan: a
 /// stage's hop to its worker thread and back costs more than moving a few KiB between devices
-/// (the seed's loop: 35 us a step as one plan, 48 us with three staged scalar pmeans).
+/// (doc/pmap.md, "How it runs").
 constexpr std::int64_t stage_min_bytes = 64 << 10;
 
 /// What a stage does: gather the parts (for all of them, or each device its source's: a

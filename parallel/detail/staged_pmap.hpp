@@ -1,13 +1,13 @@
-/// pmap with collective stages (DESIGN.md section 5): the function traced once on one device's
-/// slice is cut at its reductions over pmap's own axis (psum, pmean, pmax, pmin of float32 and
-/// float64), its all_gathers, ppermutes and psum_scatters (along any dimension) over it, on CPU
+/// pmap with collective stages (doc/pmap.md, "How it runs"): the function traced once on one
+/// device's slice is cut at its reductions over pmap's own axis (psum, pmean, pmax, pmin of float32
+/// and float64), its all_gathers, ppermutes and psum_scatters (along any dimension) over it, on CPU
 /// devices over any device list. Each segment between them runs as one program per device (a
 /// jit-like plan); each such collective runs as a stage between segments: within a process the
 /// local devices' parts are combined (or placed side by side) into one buffer the local devices
 /// share (whole, or a block each), across processes the engine all-reduces (all-gathers,
 /// all-to-alls, reduce-scatters) it among the processes (devices/collectives/stage_reduction.hpp,
-/// stage_gather.hpp, stage_permute.hpp, stage_scatter.hpp). Other
-/// collectives stay array operations inside the segments (batching_collectives.cpp).
+/// stage_gather.hpp, stage_permute.hpp, stage_scatter.hpp). Other collectives stay array operations
+/// inside the segments (batching_collectives.cpp).
 #pragma once
 
 #include "parallel/axis_spec.hpp"

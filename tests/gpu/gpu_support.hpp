@@ -18,7 +18,7 @@
 
 namespace am::testing {
 
-/// Exits with ctest's skip code (4) when this machine has no usable GPU, printing why.
+/// Exits with ctest's skip code (4) when the machine it runs on has no usable GPU, printing why.
 inline void require_gpu() {
   auto report = am::discover_gpus(true);
   if (report.count > 0)

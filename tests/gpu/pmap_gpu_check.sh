@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of issue 10 (item 6), for a machine with one GPU (or more), in under 5 minutes:
+# The GPU check of pmap, for a machine with one GPU (or more), in under 5 minutes:
 #   1. the CUDA kernels against the CPU reference (gpu_test_cuda_ops, gpu_test_cuda_fusion),
 #   2. the NCCL engine, single rank on one GPU, for every collective pmap uses: all-reduce of
 #      sum/mean/max/min (psum, pmean, pmax, pmin), all-gather, reduce-scatter (psum_scatter),

@@ -1,4 +1,4 @@
-// pmap on CUDA devices (issue 10, item 6): every collective of pmap over the process's GPUs (one
+// pmap on CUDA devices: every collective of pmap over the process's GPUs (one
 // on a one-GPU machine) against the same pmap over as many CPU devices (the reference), and a
 // data-parallel MLP training step (grad, pmean'd gradients) on the GPUs against the CPU devices.
 // Skipped (exit 4, with discovery's reason) without a usable GPU. Run by tests/gpu/pmap_gpu_check.sh.

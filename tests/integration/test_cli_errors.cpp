@@ -1,6 +1,6 @@
-// The real `actormesh` tool on bad command lines (issue 6, items 4 and 5): every error, from the
-// argument parser or the library, exits with status 2 and one line on stderr; nothing is clamped,
-// empty entries and overflowing meshes are refused, and huge listings are refused, not printed.
+// The real `actormesh` tool on bad command lines: every error, from the argument parser or the
+// library, exits with status 2 and one line on stderr; nothing is clamped, empty entries and
+// overflowing meshes are refused, and huge listings are refused, not printed.
 #include "support/build_paths.hpp"
 #include "support/process.hpp"
 

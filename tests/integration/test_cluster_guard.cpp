@@ -125,7 +125,7 @@ TEST_CASE("frame headers that claim 2 GiB cost the coordinator nothing", "[integ
 TEST_CASE("a flood of idle connections is bounded and the members keep working", "[integration][cluster][guard]") {
   attacked_cluster c;
   REQUIRE(!c.identity.empty());
-  // More than the coordinator's descriptor limit (1024 here) if it kept them all.
+  // More than the coordinator's descriptor limit (ulimit -n, usually 1024) if it kept them all.
   auto out = run_hostile("flood " + std::to_string(c.port) + " 1100 7");
   INFO(out);
   std::smatch m;

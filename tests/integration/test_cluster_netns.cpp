@@ -1,10 +1,10 @@
-// A cluster across network namespaces (issue 7, item 9): as root, three namespaces with one
-// address each (10.77.0.1-3/24), their veth pairs joined by a bridge inside a fourth ("hub")
-// namespace, so that every process of the test, the coordinator included, runs inside a namespace
-// under `ip netns exec`, and nothing connects to a namespace's address from the root namespace
-// (that traffic would leave the machine through its default route). Each process lists the global
-// devices and passes a barrier; then everything is deleted, on failure too. Not root, or no
-// `ip netns`: the case is skipped (ctest's skip code 4) with the reason.
+// A cluster across network namespaces: as root, three namespaces with one address each
+// (10.77.0.1-3/24), their veth pairs joined by a bridge inside a fourth ("hub") namespace, so that
+// every process of the test, the coordinator included, runs inside a namespace under `ip netns
+// exec`, and nothing connects to a namespace's address from the root namespace (that traffic would
+// leave the machine through its default route). Each process lists the global devices and passes a
+// barrier; then everything is deleted, on failure too. Not root, or no `ip netns`: the case is
+// skipped (ctest's skip code 4) with the reason.
 #include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 #include "support/tls_certificates.hpp"

@@ -1,4 +1,4 @@
-// Mutual TLS between cluster processes (issue 7, item 7): real processes on loopback, certificates
+// Mutual TLS between cluster processes: real processes on loopback, certificates
 // made with the openssl command line for each run (tests/support/tls_certificates.hpp). Processes
 // with certificates from the cluster's CA join, meet at barriers and use the store; every intruder
 // (a plain actormesh process, a certificate from another CA, no certificate, CAF's anonymous TLS,

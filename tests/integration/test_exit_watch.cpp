@@ -1,9 +1,10 @@
-// The hang behind issue 20 item 6's two single-controller failures (devices/detail/exit_watch.hpp):
-// a detached actor another process holds sends its down message to the BASP broker after the
-// middleman stopped, and ~actor_system then waits forever for that actor. tests/programs/
-// exit_watch_probe.cpp makes that order certain; with am::detail::exit_watch (what the runtime
-// does for its call server, reply sink and devices) the actor system still ends. The probe's
-// "bare" mode, without the watch, hangs every time (checked by hand; see doc/testing.md).
+// The hang behind two single-controller test failures (doc/testing.md, "Tests that failed once,
+// their causes and fixes"; devices/detail/exit_watch.hpp): a detached actor another process holds
+// sends its down message to the BASP broker after the middleman stopped, and ~actor_system then
+// waits forever for that actor. tests/programs/exit_watch_probe.cpp makes that order certain; with
+// am::detail::exit_watch (what the runtime does for its call server, reply sink and devices) the
+// actor system still ends. The probe's "bare" mode, without the watch, hangs every time (checked by
+// hand; see doc/testing.md).
 #include "support/build_paths.hpp"
 #include "support/process_group.hpp"
 

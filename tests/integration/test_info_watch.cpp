@@ -1,4 +1,4 @@
-// `actormesh info --watch` against a real running cluster (issue 12 item 3): two processes of
+// `actormesh info --watch` against a real running cluster: two processes of
 // tests/programs/stats_load keep their devices and host lanes busy; the watch, another process,
 // asks their mesh supervisor for every process's counters, refreshes --count times and ends by
 // itself; a stopped process is listed as not answering; then the cluster ends and a watch of it

@@ -1,4 +1,4 @@
-// `actormesh launch` (issue 7, item 2) as a real process supervising real processes: /bin/sh scripts
+// `actormesh launch` as a real process supervising real processes: /bin/sh scripts
 // as the children, every run bounded in seconds (a launcher still running at its limit is killed and
 // the test fails).
 #include <catch2/catch.hpp>

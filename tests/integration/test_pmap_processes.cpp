@@ -1,19 +1,19 @@
-// pmap across processes (issue 10, items 2, 4, 5): under `actormesh launch -n 2` every process runs
-// the same program, pmap maps over the first device of each process, and the collectives cross the
-// processes as collective stages through the collectives engine (am::communicator, numbered and
-// checked by the supervisor): psum, pmean, pmax and pmin all-reduced, all_gather all-gathered,
-// ppermute through one all-to-all of only the slices that cross, psum_scatter (along any
-// dimension) reduce-scattered. The same training and the same collectives in one process (2 local
-// devices) give the same values bit for bit, and so do the collectives over 4 devices held
-// unevenly by the processes (3 and 1, in runs or interleaved); a process killed mid-training or
-// between gather, scatter or permute stages ends the other's step with process_failure_error naming
-// it, within seconds, not a hang; processes that call a pmap with other shapes or in_axes get the
-// call's agreement check's desync error before anything moves; processes that issue different
-// collectives (a psum against an all_gather, a psum_scatter along dim 0 or 1, or a ppermute, also
-// over uneven devices), get the supervisor's desync error and the flight recorder's dump; a process that stalls makes the other's stage time
-// out naming it; two threads per process mapping different devices need no order between them;
-// the pmap tour runs under the launcher with the same w, b.
-// (pmap_tour is a demo: build it first when building test targets alone.)
+// pmap across processes: under `actormesh launch -n 2` every process runs the same program, pmap
+// maps over the first device of each process, and the collectives cross the processes as collective
+// stages through the collectives engine (am::communicator, numbered and checked by the supervisor):
+// psum, pmean, pmax and pmin all-reduced, all_gather all-gathered, ppermute through one all-to-all
+// of only the slices that cross, psum_scatter (along any dimension) reduce-scattered. The same
+// training and the same collectives in one process (2 local devices) give the same values bit for
+// bit, and so do the collectives over 4 devices held unevenly by the processes (3 and 1, in runs or
+// interleaved); a process killed mid-training or between gather, scatter or permute stages ends the
+// other's step with process_failure_error naming it, within seconds, not a hang; processes that
+// call a pmap with other shapes or in_axes get the call's agreement check's desync error before
+// anything moves; processes that issue different collectives (a psum against an all_gather, a
+// psum_scatter along dim 0 or 1, or a ppermute, also over uneven devices), get the supervisor's
+// desync error and the flight recorder's dump; a process that stalls makes the other's stage time
+// out naming it; two threads per process mapping different devices need no order between them; the
+// pmap tour runs under the launcher with the same w, b. (pmap_tour is a demo: build it first when
+// building test targets alone.)
 #include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/process_group.hpp"

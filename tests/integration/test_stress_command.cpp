@@ -1,7 +1,7 @@
-// `actormesh stress` as a user runs it (issue 9, item 6): the real tool, locally and as the
-// controller of worker processes it starts on loopback (array operations alone, and the whole mix
-// with its colocated calls running in the workers); its report, its exit status, its plain
-// progress lines when its output is not a terminal, and its refusals.
+// `actormesh stress` as a user runs it: the real tool, locally and as the controller of worker
+// processes it starts on loopback (array operations alone, and the whole mix with its colocated
+// calls running in the workers); its report, its exit status, its plain progress lines when its
+// output is not a terminal, and its refusals.
 #include "support/build_paths.hpp"
 #include "support/process.hpp"
 

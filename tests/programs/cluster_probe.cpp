@@ -286,7 +286,7 @@ int run(int argc, char** argv) {
       for (int round = 0; round < 100000; ++round) {
         if (me == victim && round == 3)
           std::thread([] {
-            // Inside the next all-reduce (16 MiB take tens of ms here): bytes are moving.
+            // Inside the next all-reduce (16 MiB last well past these 5 ms): bytes are moving.
             std::this_thread::sleep_for(5ms);
             say("raising signal 9");
             std::raise(SIGKILL);

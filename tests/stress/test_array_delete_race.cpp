@@ -1,4 +1,4 @@
-// One array used by many threads while another thread deletes it (issue 6, item 1): every use
+// One array used by many threads while another thread deletes it: every use
 // either completes with the right value or fails with JAX's deleted-array error; never a hang, a
 // crash or a wrong value. Device count from the environment (support/stress.hpp).
 #include "support/arrays.hpp"

@@ -1,8 +1,8 @@
-// Stopping the runtime while calls are in flight and queued (issue 6, items 2 and 3). The rules
-// (doc/runtime.md, "Stopping"): every call completes with its value or fails with am::runtime_error;
-// calls still queued fail instead of running; a thread blocked in to_host wakes with the error;
-// stop() returns once the actors are gone, on the thread that called it. Device count from the
-// environment (support/stress.hpp).
+// Stopping the runtime while calls are in flight and queued. The rules (doc/runtime.md,
+// "Stopping"): every call completes with its value or fails with am::runtime_error; calls still
+// queued fail instead of running; a thread blocked in to_host wakes with the error; stop() returns
+// once the actors are gone, on the thread that called it. Device count from the environment
+// (support/stress.hpp).
 #include "support/arrays.hpp"
 #include "support/stress.hpp"
 #include "support/watchdog.hpp"

@@ -1,5 +1,6 @@
-// Which kernels OpenBLAS runs: as wide as the CPU's vectors unless the user chose (issue 22: Debian's
-// OpenBLAS took a current Intel Xeon for a Prescott and ran SSE3 kernels, 5x slower).
+// Which kernels OpenBLAS runs: as wide as the CPU's vectors unless the user chose (Debian's OpenBLAS
+// takes a CPU newer than its model table for a Prescott and runs SSE3 kernels, several times slower:
+// doc/performance.md, "BLAS kernels chosen from the CPU's features").
 #include "devices/cpu/blas_kernels.hpp"
 #include "devices/cpu/cpu_blas.hpp"
 

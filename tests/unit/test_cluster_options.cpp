@@ -38,7 +38,7 @@ vars slurm_job() {
           {"SLURM_STEP_NODELIST", "node[001-004]"}, {"SLURM_JOB_NODELIST", "node[001-008]"}};
 }
 
-/// What Debian's Open MPI 4.1.4 `mpirun -n 2` set for rank 1 on this machine.
+/// What Debian's Open MPI 4.1.4 `mpirun -n 2` set for rank 1 (copied from a real run).
 vars open_mpi_4_job() {
   return {{"OMPI_COMM_WORLD_RANK", "1"},
           {"OMPI_COMM_WORLD_SIZE", "2"},

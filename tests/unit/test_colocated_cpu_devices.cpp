@@ -1,5 +1,5 @@
 // colocated_cpu_devices: each device's CPU device on the same host, order kept, for device lists and
-// meshes, with JAX's errors (made-up accelerator descriptors stand in for GPUs this machine lacks).
+// meshes, with JAX's errors (made-up accelerator descriptors stand in for GPUs the test machine may lack).
 #include <actormesh.hpp>
 
 #include <catch2/catch.hpp>

@@ -65,7 +65,7 @@ const auto gated_add_one = am::colocated_python("test.gated_add_one", [](const a
 });
 
 const auto host_local_sum = am::colocated_python("test.host_local_sum", [](const am::array& x) {
-  // The body sees its inputs on this host: it may read them (and block while it does).
+  // The body sees its inputs on its own host: it may read them (and block while it does).
   auto h = x.to_host();
   auto values = h.to_vector<float>();
   float total = 0;

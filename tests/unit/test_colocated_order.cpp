@@ -83,8 +83,8 @@ TEST_CASE("colocated order: the seed's two 1-second calls from two threads take 
   auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(y1.to_host().item<int>() == 2);
   CHECK(y2.to_host().item<int>() == 2);
-  // The issue asks for concurrency: run one after the other they would take 2 s. The bound is
-  // generous for a loaded 2-core machine.
+  // Calls from two threads run concurrently (doc/colocated.md, "Order and concurrency"): run one
+  // after the other they would take 2 s. The bound is generous for a loaded machine with few cores.
   CHECK(elapsed < 1800ms);
 }
 

@@ -1,4 +1,4 @@
-// Device descriptors are checked against the runtime's devices (issue 6, item 6): a descriptor
+// Device descriptors are checked against the runtime's devices: a descriptor
 // whose platform, process or ordinal differs from the runtime's device of that id, or whose id the
 // runtime does not have, is refused with am::value_error before any array refers to it.
 #include "support/arrays.hpp"

@@ -96,7 +96,7 @@ TEST_CASE("array operations promote as jax.numpy does, by default", "[array][pro
   runtime rt(eight_cpus());
   REQUIRE(array_promotion_rule() == promotion_rule::jax);
   check_rule("jax");
-  // The issue's examples.
+  // Examples of JAX's promotion table.
   CHECK((ones_of(dtype::int32) + ones_of(dtype::float32)).dtype() == dtype::float32);
   CHECK((ones_of(dtype::int64) + ones_of(dtype::float16)).dtype() == dtype::float16);
 }

@@ -1,6 +1,6 @@
 // Every product of sizes is checked: element and byte counts, buffers, meshes, reshape targets and the
 // shape and mesh parsers refuse negative extents and products past int64 with am::value_error, where
-// they used to wrap around (issue 6, item 4).
+// they used to wrap around.
 #include "support/arrays.hpp"
 
 #include <catch2/catch.hpp>
