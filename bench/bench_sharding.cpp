@@ -94,7 +94,7 @@ int run(int argc, char** argv) {
   am::bench::flags flag(argc, argv, "sin and the seed's complex_computation on 8 CPU devices, eager and jitted, against loops");
   const std::int64_t n = flag.integer("--n", 8192, "side of the square array");
   const int reps = flag.integer("--reps", 5, "timed repetitions (the median is reported)");
-  const int rounds = static_cast<int>(flag.integer("--rounds", 9, "rounds of the loop against jit (issue 11, item 3)"));
+  const int rounds = static_cast<int>(flag.integer("--rounds", 9, "rounds of the loop against jit"));
   flag.finish();
   am::options opts;
   opts.cpu_devices = 8;
