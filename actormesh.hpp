@@ -1,4 +1,12 @@
 /// The umbrella header: everything a user of actormesh includes. Nothing here pulls in CAF.
+///
+/// Two levels of API. The array level (am::runtime, meshes and shardings, am::array and its
+/// operations, jit, grad, vmap, pmap, the multihost utilities, colocated functions and objects)
+/// follows JAX and is what programs use. The program level (am::program and program_builder in
+/// actors/program.hpp, am::execute, am::upload, am::upload_written and am::fetch in devices/calls.hpp)
+/// is the layer the array level is built on: per-shard programs sent to one device's lane. It is
+/// public for building new operations and backends, and may change with the runtime's execution
+/// model (doc/architecture.md, "Per-shard programs"). Names in am::detail are internal at either level.
 #pragma once
 
 // The runtime, devices and the lanes.

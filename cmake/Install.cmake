@@ -11,33 +11,52 @@ install(TARGETS actormesh_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The installed tool finds the installed library by itself (no LD_LIBRARY_PATH).
 set_target_properties(actormesh_tool PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
-# Headers keep their floor folders: <actormesh.hpp> includes "actors/...", "devices/...". They are
-# component `headers`: `cmake --install build --component headers` puts only them, with nothing built
-# (tests/doc_snippets compiles the docs' code against that tree). The internals of actors/ and
-# devices/ (CAF messages, actors, kernels) stay out; sharding/detail/ is installed because the public
-# jit template uses its tracing interface (none of it includes CAF), and so are the floors above it
-# (multihost/, colocated/), whose templates use their detail/ too.
-foreach(_floor actors devices)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
-          COMPONENT headers FILES_MATCHING PATTERN "*.hpp" PATTERN "cuda" EXCLUDE PATTERN "detail" EXCLUDE PATTERN "remote" EXCLUDE)
-endforeach()
-# One internal header of actors/detail/ the public future.hpp includes: the future state's futex word
-# and spin lock (no CAF).
-install(FILES ${PROJECT_SOURCE_DIR}/actors/detail/ready_word.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actors/detail COMPONENT headers)
-foreach(_floor sharding parallel multihost colocated)
-  if(EXISTS ${PROJECT_SOURCE_DIR}/${_floor})
-    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_floor}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_floor}
-            COMPONENT headers FILES_MATCHING PATTERN "*.hpp")
+# The installed headers are exactly the public surface: actormesh.hpp and every header it reaches
+# through its quoted includes, found here by following them (am_public_headers below), so nothing
+# internal is installed and nothing a public header needs is left out (tests/doc_snippets compiles
+# each installed header alone against that tree). They keep their floor folders under
+# include/actormesh (<actormesh.hpp> includes "actors/...", "devices/..."), and are component
+# `headers`: `cmake --install build --component headers` puts only them, with nothing built.
+
+# The headers `root` reaches through `#include "..."` lines (itself included), relative to the
+# source tree (or, for build_config.hpp, to the generated folder), in <out>.
+function(am_public_headers out root)
+  set(_queue ${root})
+  set(_seen)
+  while(_queue)
+    list(POP_FRONT _queue _header)
+    if(_header IN_LIST _seen)
+      continue()
+    endif()
+    list(APPEND _seen ${_header})
+    if(EXISTS ${PROJECT_SOURCE_DIR}/${_header})
+      set(_path ${PROJECT_SOURCE_DIR}/${_header})
+    elseif(EXISTS ${PROJECT_BINARY_DIR}/generated/${_header})
+      set(_path ${PROJECT_BINARY_DIR}/generated/${_header})
+    else()
+      message(FATAL_ERROR "actormesh: the public header ${_header} is not in the tree")
+    endif()
+    file(STRINGS ${_path} _lines REGEX [=[^ *# *include +"]=])
+    foreach(_line IN LISTS _lines)
+      string(REGEX REPLACE [=[^ *# *include +"([^"]+)".*$]=] [=[\1]=] _included "${_line}")
+      list(APPEND _queue ${_included})
+    endforeach()
+  endwhile()
+  set(${out} ${_seen} PARENT_SCOPE)
+endfunction()
+
+am_public_headers(_public actormesh.hpp)
+foreach(_header IN LISTS _public)
+  get_filename_component(_folder ${_header} DIRECTORY)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${_header})
+    set(_path ${PROJECT_SOURCE_DIR}/${_header})
+  else()
+    set(_path ${PROJECT_BINARY_DIR}/generated/${_header})
   endif()
+  install(FILES ${_path} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_folder} COMPONENT headers)
 endforeach()
-install(FILES ${PROJECT_SOURCE_DIR}/actormesh.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh COMPONENT headers)
-# Of observability/, only the public headers: traces (am::trace_scope, start_trace, stop_trace) and
-# the live counters (am::runtime_stats).
-install(FILES ${PROJECT_SOURCE_DIR}/observability/trace.hpp ${PROJECT_SOURCE_DIR}/observability/runtime_stats.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/observability COMPONENT headers)
-install(FILES ${PROJECT_BINARY_DIR}/generated/actormesh/build_config.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/actormesh COMPONENT headers)
+list(LENGTH _public _public_count)
+message(STATUS "actormesh: ${_public_count} public headers (actormesh.hpp and what it includes) to install")
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/actormesh)
 install(EXPORT actormeshTargets NAMESPACE actormesh:: DESTINATION ${_cmake_dir})

@@ -1,5 +1,6 @@
 /// Calls into the lanes: the one path through which array operations, colocated calls and
 /// collectives reach the actors. Each call returns at once with futures; the actor resolves them.
+/// The program level of the API (actormesh.hpp says what that means): below the array level.
 #pragma once
 
 #include "actors/buffer.hpp"

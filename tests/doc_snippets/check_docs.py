@@ -6,8 +6,9 @@ unit/doc_snippets; doc/testing.md).
    (a folder per run, removed when it passes), and every TU below sees only that tree's
    `-I .../prefix/include/actormesh`, as a user of the installed package does: a public header
    that includes a header the install leaves out fails here.
-2. Every public header (the ones actormesh.hpp reaches, outside any detail/ folder) is compiled
-   alone in a TU of its own: a header that is not self-contained, or warns, fails.
+2. The install holds exactly the headers actormesh.hpp reaches (a header nothing public reaches is
+   internal and fails the test), and every one of them (detail/ ones too) is compiled alone in a TU
+   of its own: a header that is not self-contained, or warns, fails.
 3. Every ```cpp block of README.md and doc/*.md is compiled. A block with an #include or an
    `int main(` is a whole program and is compiled as it is. Any other block is a fragment: it
    becomes the body of a function `snippet_<line>()` in one TU per doc file, after prelude.hpp
@@ -67,7 +68,7 @@ def extract_blocks(source, docs):
 
 
 def public_headers(cxx, include_dir):
-    """The headers actormesh.hpp reaches in the install tree, outside detail/ folders."""
+    """The headers actormesh.hpp reaches in the install tree (itself included, detail/ ones too)."""
     deps = subprocess.run([cxx, "-std=c++20", "-x", "c++", "-MM", "-I", include_dir,
                            os.path.join(include_dir, "actormesh.hpp")],
                           capture_output=True, text=True)
@@ -76,9 +77,17 @@ def public_headers(cxx, include_dir):
     headers = []
     for word in deps.stdout.replace("\\\n", " ").split()[1:]:
         path = os.path.relpath(os.path.normpath(word), include_dir)
-        if not path.startswith("..") and "detail" not in path.split(os.sep):
+        if not path.startswith(".."):
             headers.append(path)
     return sorted(set(headers))
+
+
+def installed_headers(include_dir):
+    """Every header the install put under `include_dir`, relative to it."""
+    found = []
+    for root, _, files in os.walk(include_dir):
+        found += [os.path.relpath(os.path.join(root, n), include_dir) for n in files if n.endswith(".hpp")]
+    return sorted(found)
 
 
 def c_string(s):
@@ -168,6 +177,12 @@ def main():
     headers = public_headers(args.cxx, include_dir)
     if not blocks or "actormesh.hpp" not in headers:
         sys.exit(f"found {len(blocks)} ```cpp blocks and {len(headers)} public headers: nothing to check?")
+    # The install is exactly the public surface: a header nothing public reaches is internal.
+    unreached = sorted(set(installed_headers(include_dir)) - set(headers))
+    if unreached:
+        print("installed but reached from no public header (internal headers stay out of the install): "
+              + ", ".join(unreached))
+        return 1
     units = write_units(os.path.join(work, "units"), args.source, headers, blocks)
     include_args = ["-I", include_dir, "-I", os.path.dirname(os.path.abspath(__file__))]
     for d in args.system_include:
