@@ -3,9 +3,9 @@
 /// reference-counted handles and shard futures resolve to them.
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "actors/future.hpp"
-#include "actors/shape.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/actors/shape.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "actors/dtype.hpp"
-#include "actors/float16.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/float16.hpp"
 
 namespace am {
 

@@ -2,8 +2,8 @@
 /// actor fills, so a blocking call costs no scoped_actor (doc/architecture.md, "Futures").
 #pragma once
 
-#include "actors/errors.hpp"
-#include "actors/detail/ready_word.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/detail/ready_word.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -4,9 +4,9 @@
 /// by shared pointer.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/dtype.hpp"
-#include "actors/opcode.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/opcode.hpp"
 
 #include <cstdint>
 #include <memory>

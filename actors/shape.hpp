@@ -3,8 +3,8 @@
 /// negative size is a clear am::value_error instead of a wrapped number.
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -14,12 +14,25 @@ set_target_properties(actormesh_tool PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAK
 # The installed headers are exactly the public surface: actormesh.hpp and every header it reaches
 # through its quoted includes, found here by following them (am_public_headers below), so nothing
 # internal is installed and nothing a public header needs is left out (tests/doc_snippets compiles
-# each installed header alone against that tree). They keep their floor folders under
-# include/actormesh (<actormesh.hpp> includes "actors/...", "devices/..."), and are component
-# `headers`: `cmake --install build --component headers` puts only them, with nothing built.
+# each installed header alone against that tree). A public header names the others it includes as
+# "actormesh/<floor>/<file>" (the build tree finds them through the links made in CMakeLists.txt);
+# they install as include/actormesh/<floor>/<file>, the umbrella as include/actormesh.hpp, so a user
+# writes <actormesh.hpp> or <actormesh/sharding/mesh.hpp>. They are component `headers`:
+# `cmake --install build --component headers` puts only them, with nothing built.
 
-# The headers `root` reaches through `#include "..."` lines (itself included), relative to the
-# source tree (or, for build_config.hpp, to the generated folder), in <out>.
+# The file behind an include name of the public surface ("actormesh.hpp", "actormesh/<path>"), in <out>.
+function(am_public_header_file out name)
+  string(REGEX REPLACE "^actormesh/" "" _in_tree "${name}")
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${_in_tree})
+    set(${out} ${PROJECT_SOURCE_DIR}/${_in_tree} PARENT_SCOPE)
+  elseif(EXISTS ${PROJECT_BINARY_DIR}/generated/${name})
+    set(${out} ${PROJECT_BINARY_DIR}/generated/${name} PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "actormesh: the public header ${name} is not in the tree")
+  endif()
+endfunction()
+
+# The include names `root` reaches through `#include "..."` lines (itself included), in <out>.
 function(am_public_headers out root)
   set(_queue ${root})
   set(_seen)
@@ -29,13 +42,7 @@ function(am_public_headers out root)
       continue()
     endif()
     list(APPEND _seen ${_header})
-    if(EXISTS ${PROJECT_SOURCE_DIR}/${_header})
-      set(_path ${PROJECT_SOURCE_DIR}/${_header})
-    elseif(EXISTS ${PROJECT_BINARY_DIR}/generated/${_header})
-      set(_path ${PROJECT_BINARY_DIR}/generated/${_header})
-    else()
-      message(FATAL_ERROR "actormesh: the public header ${_header} is not in the tree")
-    endif()
+    am_public_header_file(_path ${_header})
     file(STRINGS ${_path} _lines REGEX [=[^ *# *include +"]=])
     foreach(_line IN LISTS _lines)
       string(REGEX REPLACE [=[^ *# *include +"([^"]+)".*$]=] [=[\1]=] _included "${_line}")
@@ -47,13 +54,9 @@ endfunction()
 
 am_public_headers(_public actormesh.hpp)
 foreach(_header IN LISTS _public)
+  am_public_header_file(_path ${_header})
   get_filename_component(_folder ${_header} DIRECTORY)
-  if(EXISTS ${PROJECT_SOURCE_DIR}/${_header})
-    set(_path ${PROJECT_SOURCE_DIR}/${_header})
-  else()
-    set(_path ${PROJECT_BINARY_DIR}/generated/${_header})
-  endif()
-  install(FILES ${_path} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/actormesh/${_folder} COMPONENT headers)
+  install(FILES ${_path} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${_folder} COMPONENT headers)
 endforeach()
 list(LENGTH _public _public_count)
 message(STATUS "actormesh: ${_public_count} public headers (actormesh.hpp and what it includes) to install")

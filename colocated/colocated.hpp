@@ -2,8 +2,8 @@
 /// (jax.experimental.colocated_python). doc/colocated.md is the tour.
 #pragma once
 
-#include "colocated/cpu_devices.hpp"
-#include "colocated/function.hpp"
-#include "colocated/object.hpp"
-#include "colocated/specialization.hpp"
-#include "colocated/specs.hpp"
+#include "actormesh/colocated/cpu_devices.hpp"
+#include "actormesh/colocated/function.hpp"
+#include "actormesh/colocated/object.hpp"
+#include "actormesh/colocated/specialization.hpp"
+#include "actormesh/colocated/specs.hpp"

@@ -2,8 +2,8 @@
 /// on the same host as each given device, where colocated functions and objects run.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "sharding/mesh.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
 #include <vector>
 

@@ -9,12 +9,12 @@
 ///     am::array z = g(x);               // asynchronous from the first call
 #pragma once
 
-#include "actors/future.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "colocated/detail/function_core.hpp"
-#include "colocated/detail/registry.hpp"
-#include "colocated/detail/signature.hpp"
-#include "colocated/specialization.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/function_core.hpp"
+#include "actormesh/colocated/detail/registry.hpp"
+#include "actormesh/colocated/detail/signature.hpp"
+#include "actormesh/colocated/specialization.hpp"
 
 #include <memory>
 #include <string>

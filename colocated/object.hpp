@@ -8,12 +8,12 @@
 ///     am::array y = a.method<am::array(am::array)>("add")(x); // constructs adder(1) on x's host
 #pragma once
 
-#include "colocated/detail/constructor_wire.hpp"
-#include "colocated/detail/object_handle.hpp"
-#include "colocated/detail/object_record.hpp"
-#include "colocated/detail/registry.hpp"
-#include "colocated/detail/signature.hpp"
-#include "colocated/function.hpp"
+#include "actormesh/colocated/detail/constructor_wire.hpp"
+#include "actormesh/colocated/detail/object_handle.hpp"
+#include "actormesh/colocated/detail/object_record.hpp"
+#include "actormesh/colocated/detail/registry.hpp"
+#include "actormesh/colocated/detail/signature.hpp"
+#include "actormesh/colocated/function.hpp"
 
 #include <memory>
 #include <string>

@@ -3,8 +3,8 @@
 /// asynchronous), and the devices it runs on (so that a function without inputs can run).
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "colocated/specs.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/colocated/specs.hpp"
 
 #include <functional>
 #include <optional>

@@ -3,12 +3,12 @@
 /// and what an out_specs_fn computes from them.
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "actors/shape.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "multihost/tree_def.hpp"
-#include "sharding/array.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/shape.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/multihost/tree_def.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstddef>
 #include <string>

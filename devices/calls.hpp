@@ -3,10 +3,10 @@
 /// The program level of the API (actormesh.hpp says what that means): below the array level.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "actors/future.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <cstddef>
 #include <functional>

@@ -1,8 +1,8 @@
 /// Memory statistics of a device, like JAX's `Device.memory_stats()`.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "actors/memory_stats.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/memory_stats.hpp"
 
 namespace am {
 

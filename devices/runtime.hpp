@@ -2,9 +2,9 @@
 /// family). One runtime is current per process at a time.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "devices/discovery.hpp"
-#include "devices/options.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/devices/discovery.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include <memory>
 #include <string>

@@ -7,8 +7,8 @@
 /// whose save did not finish never looks complete. doc/multihost_utilities.md has the format.
 #pragma once
 
-#include "multihost/detail/data_tree.hpp"
-#include "multihost/tree.hpp"
+#include "actormesh/multihost/detail/data_tree.hpp"
+#include "actormesh/multihost/tree.hpp"
 
 #include <string>
 #include <vector>

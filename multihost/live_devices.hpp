@@ -3,7 +3,7 @@
 /// block (JAX's is a context manager; a C++ destructor cannot throw the failure safely).
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <functional>
 #include <vector>

@@ -2,7 +2,7 @@
 /// global conversions are defined on.
 #pragma once
 
-#include "sharding/mesh.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
 namespace am {
 

@@ -1,7 +1,7 @@
 /// The errors the multihost utilities add to actors/errors.hpp.
 #pragma once
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am {
 

@@ -9,12 +9,12 @@
 /// the collective timeout (AM_COLLECTIVE_TIMEOUT); am::process_failure_error when a process died.
 #pragma once
 
-#include "multihost/detail/collect.hpp"
-#include "multihost/detail/data_tree.hpp"
-#include "multihost/detail/host_local.hpp"
-#include "multihost/multihost_errors.hpp"
-#include "multihost/tree.hpp"
-#include "sharding/mesh.hpp"
+#include "actormesh/multihost/detail/collect.hpp"
+#include "actormesh/multihost/detail/data_tree.hpp"
+#include "actormesh/multihost/detail/host_local.hpp"
+#include "actormesh/multihost/multihost_errors.hpp"
+#include "actormesh/multihost/tree.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
 #include <optional>
 #include <string>

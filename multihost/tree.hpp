@@ -9,12 +9,12 @@
 ///     auto [leaves, def] = am::tree_flatten(t);    // leaves: host arrays and global arrays
 #pragma once
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
-#include "multihost/tree_def.hpp"
-#include "sharding/array.hpp"
-#include "sharding/host_array.hpp"
-#include "sharding/partition_spec.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/multihost/tree_def.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/host_array.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
 
 #include <array>
 #include <concepts>

@@ -4,7 +4,7 @@
 /// `actormesh info --watch` prints the same figures for every process of a running cluster.
 #pragma once
 
-#include "actors/memory_stats.hpp"
+#include "actormesh/actors/memory_stats.hpp"
 
 #include <cstdint>
 #include <string>

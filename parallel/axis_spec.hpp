@@ -2,7 +2,7 @@
 /// or `am::none` (not mapped: broadcast as an input, the same everywhere as an output).
 #pragma once
 
-#include "sharding/partition_spec.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -3,7 +3,7 @@
 /// pmap/vmap that binds the name they throw am::value_error("unbound axis name: i").
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <cstdint>
 #include <string>

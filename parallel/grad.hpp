@@ -9,8 +9,8 @@
 ///     auto [value2, both] = am::value_and_grad(loss, {0, 1})(w, x); // both[0] = d/dw, both[1] = d/dx
 #pragma once
 
-#include "parallel/detail/autodiff.hpp"
-#include "sharding/jit.hpp"
+#include "actormesh/parallel/detail/autodiff.hpp"
+#include "actormesh/sharding/jit.hpp"
 
 #include <memory>
 #include <utility>

@@ -2,8 +2,8 @@
 /// collectives used inside pmap (JAX's jax.grad, jax.vmap, jax.pmap and jax.lax collectives).
 #pragma once
 
-#include "parallel/axis_spec.hpp"
-#include "parallel/collectives.hpp"
-#include "parallel/grad.hpp"
-#include "parallel/pmap.hpp"
-#include "parallel/vmap.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/parallel/collectives.hpp"
+#include "actormesh/parallel/grad.hpp"
+#include "actormesh/parallel/pmap.hpp"
+#include "actormesh/parallel/vmap.hpp"

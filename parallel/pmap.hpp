@@ -9,10 +9,10 @@
 ///     auto sharded_x = am::device_put(x_data, devices);   // [2, 4] over 2 devices
 #pragma once
 
-#include "parallel/axis_spec.hpp"
-#include "parallel/detail/pmap_impl.hpp"
-#include "sharding/host_array.hpp"
-#include "sharding/jit.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/parallel/detail/pmap_impl.hpp"
+#include "actormesh/sharding/host_array.hpp"
+#include "actormesh/sharding/jit.hpp"
 
 #include <memory>
 #include <string>

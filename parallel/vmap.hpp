@@ -8,9 +8,9 @@
 ///     auto rows = am::vmap(f, {0, am::none}, {1})(xs, w);    // map xs along 0, broadcast w
 #pragma once
 
-#include "parallel/axis_spec.hpp"
-#include "parallel/detail/vmap_impl.hpp"
-#include "sharding/jit.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/parallel/detail/vmap_impl.hpp"
+#include "actormesh/sharding/jit.hpp"
 
 #include <memory>
 #include <string>

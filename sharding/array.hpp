@@ -3,12 +3,12 @@
 /// caller only through `to_host`.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "actors/dtype.hpp"
-#include "sharding/host_array.hpp"
-#include "sharding/sharding.hpp"
-#include "sharding/visualize.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/sharding/host_array.hpp"
+#include "actormesh/sharding/sharding.hpp"
+#include "actormesh/sharding/visualize.hpp"
 
 #include <chrono>
 #include <memory>

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "actors/dtype.hpp"
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
-#include "actors/float16.hpp"
-#include "actors/shape.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/float16.hpp"
+#include "actormesh/actors/shape.hpp"
 
 namespace am {
 

@@ -6,7 +6,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "sharding/host_array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 namespace am {
 

@@ -6,8 +6,8 @@
 /// shapes and names, with JAX's error wording (REFERENCE.md).
 #pragma once
 
-#include "sharding/mesh.hpp"
-#include "sharding/partition_spec.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,8 +4,8 @@
 /// std::vector<am::array> or a std::tuple of arrays.
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <functional>
 #include <memory>

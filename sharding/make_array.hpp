@@ -3,10 +3,10 @@
 /// whose shards live in several processes, each process providing its own devices' blocks.
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/host_array.hpp"
-#include "sharding/index_map.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/host_array.hpp"
+#include "actormesh/sharding/index_map.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <functional>
 #include <vector>

@@ -2,7 +2,7 @@
 /// grids it is built from (`mesh_utils.create_device_mesh`).
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <cstddef>
 #include <cstdint>

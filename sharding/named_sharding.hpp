@@ -1,9 +1,9 @@
 /// NamedSharding: a mesh plus a PartitionSpec (`jax.sharding.NamedSharding`).
 #pragma once
 
-#include "sharding/mesh.hpp"
-#include "sharding/partition_spec.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <memory>
 

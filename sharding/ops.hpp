@@ -5,7 +5,7 @@
 /// fully replicated, else of the first operand that has the result's shape, else a replicated one.
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 namespace am {
 

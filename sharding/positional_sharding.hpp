@@ -7,8 +7,8 @@
 /// into T[d] blocks along dimension d; the devices of a set all hold the same block.
 #pragma once
 
-#include "sharding/mesh.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -3,7 +3,7 @@
 /// key and the index, so any sharding of the same call gives the same array.
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <array>
 #include <cstdint>

@@ -2,7 +2,7 @@
 /// results of the blocks along the reduced axes are combined device to device.
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <vector>
 

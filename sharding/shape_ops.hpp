@@ -1,7 +1,7 @@
 /// Reshape, transpose and matrix product of sharded arrays.
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <vector>
 

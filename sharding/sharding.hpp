@@ -6,8 +6,8 @@
 /// (shard shape, device -> index map, replica ids, equivalence) is built here on that.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "sharding/index_map.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/sharding/index_map.hpp"
 
 #include <cstddef>
 #include <cstdint>

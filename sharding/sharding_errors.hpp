@@ -2,7 +2,7 @@
 /// from am::value_error and a caller may catch either the specific class or the general one.
 #pragma once
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am {
 

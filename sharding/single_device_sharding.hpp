@@ -1,7 +1,7 @@
 /// SingleDeviceSharding: the whole array on one device (`jax.sharding.SingleDeviceSharding`).
 #pragma once
 
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <memory>
 

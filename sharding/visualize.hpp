@@ -6,7 +6,7 @@
 /// drops the labels; we shrink the columns the same way but keep the labels (centred).
 #pragma once
 
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstdint>
 #include <string>

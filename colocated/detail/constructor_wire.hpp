@@ -7,7 +7,7 @@
 /// argument type works in this process and is refused, with a clear error, in a worker. Internal.
 #pragma once
 
-#include "actors/wire_codec.hpp"
+#include "actormesh/actors/wire_codec.hpp"
 
 #include <concepts>
 #include <cstdint>

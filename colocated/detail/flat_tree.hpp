@@ -3,10 +3,10 @@
 /// between (checks, the host side, a future wire format) sees only this.
 #pragma once
 
-#include "actors/errors.hpp"
-#include "multihost/tree.hpp"
-#include "multihost/tree_def.hpp"
-#include "sharding/array.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/multihost/tree.hpp"
+#include "actormesh/multihost/tree_def.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <span>
 #include <string>

@@ -7,11 +7,11 @@
 /// where this one calls host_call / submit_host_task, and that host would call run_on_host.
 #pragma once
 
-#include "actors/future.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "colocated/detail/host_side.hpp"
-#include "colocated/specialization.hpp"
-#include "colocated/specs.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/host_side.hpp"
+#include "actormesh/colocated/specialization.hpp"
+#include "actormesh/colocated/specs.hpp"
 
 #include <map>
 #include <memory>

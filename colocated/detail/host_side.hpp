@@ -3,9 +3,9 @@
 /// function there, with the name and the inputs decoded from its message.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "colocated/detail/object_record.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/object_record.hpp"
 
 #include <memory>
 #include <string>

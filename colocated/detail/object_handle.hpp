@@ -2,8 +2,8 @@
 /// and one function core per method name (so each method's learned output specs are kept).
 #pragma once
 
-#include "colocated/detail/function_core.hpp"
-#include "colocated/detail/object_record.hpp"
+#include "actormesh/colocated/detail/function_core.hpp"
+#include "actormesh/colocated/detail/object_record.hpp"
 
 #include <map>
 #include <memory>

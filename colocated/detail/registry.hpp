@@ -3,7 +3,7 @@
 /// serves calls), and a call names what it runs. The host side looks the name up here.
 #pragma once
 
-#include "colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
 
 #include <functional>
 #include <memory>

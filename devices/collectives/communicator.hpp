@@ -3,9 +3,9 @@
 /// supervisor) numbers and checks every operation. doc/architecture.md, "Collectives engine".
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "devices/collectives/block_split.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/devices/collectives/block_split.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 
 #include <chrono>
 #include <cstddef>

@@ -2,7 +2,7 @@
 /// reaching for the cluster's internals.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 #include <memory>
 #include <string>

@@ -2,7 +2,7 @@
 /// multihost/multihost_utils.hpp. Internal.
 #pragma once
 
-#include "multihost/detail/data_tree.hpp"
+#include "actormesh/multihost/detail/data_tree.hpp"
 
 #include <optional>
 #include <string>

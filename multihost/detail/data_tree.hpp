@@ -2,7 +2,7 @@
 /// leaves were C++ scalars (they print as Python scalars in messages). Internal.
 #pragma once
 
-#include "multihost/tree.hpp"
+#include "actormesh/multihost/tree.hpp"
 
 #include <string>
 #include <vector>

@@ -2,8 +2,8 @@
 /// matching of a pspecs tree to the inputs' structure. Internal.
 #pragma once
 
-#include "multihost/tree.hpp"
-#include "sharding/mesh.hpp"
+#include "actormesh/multihost/tree.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
 #include <optional>
 #include <string>

@@ -3,7 +3,7 @@
 /// (vjp_rules.hpp) into the same trace, so the gradient is part of the same staged plan.
 #pragma once
 
-#include "parallel/detail/tracing.hpp"
+#include "actormesh/parallel/detail/tracing.hpp"
 
 #include <vector>
 

@@ -3,10 +3,10 @@
 /// plan: one program per device, with the collectives as stages between programs.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "parallel/axis_spec.hpp"
-#include "parallel/detail/staged_pmap.hpp"
-#include "parallel/detail/tracing.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/parallel/detail/staged_pmap.hpp"
+#include "actormesh/parallel/detail/tracing.hpp"
 
 #include <map>
 #include <memory>

@@ -10,8 +10,8 @@
 /// inside the segments (batching_collectives.cpp).
 #pragma once
 
-#include "parallel/axis_spec.hpp"
-#include "parallel/detail/tracing.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/parallel/detail/tracing.hpp"
 
 #include <memory>
 #include <optional>

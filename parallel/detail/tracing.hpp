@@ -3,9 +3,9 @@
 /// graph of its own.
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/detail/graph.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <functional>
 #include <vector>

@@ -1,8 +1,8 @@
 /// vmap's work inside a trace: trace the function on one example, then replay it batched.
 #pragma once
 
-#include "parallel/axis_spec.hpp"
-#include "parallel/detail/tracing.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/parallel/detail/tracing.hpp"
 
 #include <string>
 #include <vector>

@@ -3,9 +3,9 @@
 /// programs (sharding/detail/lowering.hpp).
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/opcode.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/opcode.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstdint>
 #include <string>

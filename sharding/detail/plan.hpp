@@ -2,9 +2,9 @@
 /// from. Running a plan sends every call at once; devices wait for inputs from other devices.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "actors/program.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/program.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <memory>
 #include <string>

@@ -3,9 +3,9 @@
 /// so eager operations and jit share one path.
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/detail/graph.hpp"
-#include "sharding/detail/plan.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/plan.hpp"
 
 #include <functional>
 #include <map>

@@ -1,5 +1,6 @@
 // Uses only the installed public surface: start a runtime, list devices, run one program.
 #include <actormesh.hpp>
+#include <actormesh/sharding/mesh.hpp> // one public header by its installed name
 
 #include <chrono>
 #include <cstdio>

@@ -4,7 +4,7 @@ unit/doc_snippets; doc/testing.md).
 
 1. `cmake --install BUILD --component headers` puts the installed headers under WORK/run-*/prefix
    (a folder per run, removed when it passes), and every TU below sees only that tree's
-   `-I .../prefix/include/actormesh`, as a user of the installed package does: a public header
+   `-I .../prefix/include`, as a user of the installed package does: a public header
    that includes a header the install leaves out fails here.
 2. The install holds exactly the headers actormesh.hpp reaches (a header nothing public reaches is
    internal and fails the test), and every one of them (detail/ ones too) is compiled alone in a TU
@@ -167,7 +167,7 @@ def main():
                              capture_output=True, text=True)
     if install.returncode != 0:
         sys.exit("cmake --install --component headers failed:\n" + install.stdout + install.stderr)
-    include_dir = os.path.join(prefix, "include", "actormesh")
+    include_dir = os.path.join(prefix, "include")
     if not os.path.exists(os.path.join(include_dir, "actormesh.hpp")):
         sys.exit(f"cmake --install --component headers put no actormesh.hpp in {include_dir}: "
                  "is the build tree configured from this cmake/Install.cmake?")

@@ -37,7 +37,8 @@ def violations(source):
                 with open(path, encoding="utf-8", errors="replace") as f:
                     text = f.read()
                 for included in INCLUDE.findall(text):
-                    target = included.split("/", 1)[0]
+                    # Public headers name each other by their installed names, "actormesh/<floor>/...".
+                    target = included.removeprefix("actormesh/").split("/", 1)[0]
                     if target in rank and rank[target] > rank[floor]:
                         found.append((relative, included, f"{floor}/ is below {target}/"))
                     elif included == HUB and rank[floor] > rank["devices"]:
@@ -57,7 +58,8 @@ def check(source):
 
 
 def self_check():
-    """The check refuses a tree with an upward include and one with the hub above devices/."""
+    """The check refuses upward includes (by a floor's name and by a public header's installed name)
+    and the hub above devices/."""
     with tempfile.TemporaryDirectory() as tree:
         def write(relative, text):
             path = os.path.join(tree, relative)
@@ -70,13 +72,15 @@ def self_check():
             print("floors self-check: a tree that keeps the rules was refused")
             return 1
         write("actors/c.cpp", '#include "sharding/array.hpp"\n')
+        write("actors/p.hpp", '#include "actormesh/devices/runtime.hpp"\n')
         write("sharding/s.cpp", '#include "devices/detail/runtime_impl.hpp"\n')
         found = violations(tree)
         if [(f, i) for f, i, _ in found] != [("actors/c.cpp", "sharding/array.hpp"),
+                                             ("actors/p.hpp", "actormesh/devices/runtime.hpp"),
                                              ("sharding/s.cpp", HUB)]:
-            print(f"floors self-check: expected two refusals, got {found}")
+            print(f"floors self-check: expected three refusals, got {found}")
             return 1
-    print("floors self-check: an upward include and the hub above devices/ are refused")
+    print("floors self-check: upward includes and the hub above devices/ are refused")
     return 0
 
 

@@ -18,7 +18,13 @@ TEST_CASE("an outside CMake project builds and runs against the install tree", "
   auto install = run_command("cmake --install " + am::testing::binary_dir() + " --prefix " + prefix);
   INFO(install.output);
   REQUIRE(install.status == 0);
-  CHECK(fs::exists(fs::path(prefix) / "include/actormesh/actormesh.hpp"));
+  // The umbrella at the top, every other public header under actormesh/, and no floor folder of its
+  // own in the user's include directory.
+  CHECK(fs::exists(fs::path(prefix) / "include/actormesh.hpp"));
+  CHECK(fs::exists(fs::path(prefix) / "include/actormesh/sharding/mesh.hpp"));
+  CHECK_FALSE(fs::exists(fs::path(prefix) / "include/sharding"));
+  CHECK_FALSE(fs::exists(fs::path(prefix) / "include/actormesh/cluster"));
+  CHECK_FALSE(fs::exists(fs::path(prefix) / "include/actormesh/devices/detail/runtime_impl.hpp"));
   CHECK(fs::exists(fs::path(prefix) / "bin/actormesh"));
   // The consumer uses this build's generator and compiler: a fresh machine has what the README
   // installs (ninja), not necessarily make.
