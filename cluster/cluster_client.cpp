@@ -374,6 +374,8 @@ void cluster_client::barrier(const std::string& name, std::chrono::milliseconds 
 
 void cluster_client::check_alive(const std::vector<int>& processes) const {
   std::lock_guard<std::mutex> guard(shared_->mutex);
+  if (shared_->expelled) // this process is out: that, not a peer's state, is what its caller needs to hear
+    std::rethrow_exception(shared_->expelled_error());
   if (shared_->coordinator_lost)
     std::rethrow_exception(shared_->coordinator_error());
   for (int p : processes)

@@ -2,6 +2,7 @@
 
 #include "cluster/cluster_messages.hpp"
 #include "cluster/membership.hpp"
+#include "cluster/rendezvous_text.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "observability/stats_wire.hpp"
@@ -123,7 +124,7 @@ public:
       auto& m = members[static_cast<std::size_t>(p)];
       if (m.status == member_status::failed)
         return cluster_reply{reply_code::process_failure, p,
-                             "Process " + std::to_string(p) + " has failed: " + failure_text(p), {}};
+                             failure_notice(p), {}};
       if (m.status == member_status::left)
         return cluster_reply{reply_code::process_failure, p,
                              describe_process(directory, p) + " has left the cluster (its runtime stopped)", {}};
@@ -364,11 +365,10 @@ public:
       rendezvous_by_key.erase(it);
       return;
     }
-    std::string text = rv.what + " differs between processes (desync):";
+    std::vector<std::pair<int, std::string>> issued;
     for (auto& [p, arrival] : rv.arrived)
-      text += " process " + std::to_string(p) + " issued " + arrival.second + ";";
-    text.pop_back();
-    finish_failed(rv, {reply_code::desync, -1, text, {}});
+      issued.emplace_back(p, arrival.second);
+    finish_failed(rv, {reply_code::desync, -1, desync_text(rv.what, issued), {}});
   }
 
   void on_barrier(int process, std::uint64_t req, const std::string& name, std::int64_t timeout_ms) {
@@ -424,12 +424,7 @@ public:
         for (int q : rv.participants)
           if (!rv.arrived.count(q))
             missing.push_back(q);
-        finish_failed(rv, {reply_code::timeout, -1,
-                           rv.what + " timed out after " + std::to_string(arrival.first.timeout_ms) + " ms: process"
-                               + (missing.size() == 1 ? " " : "es ") + join_list(missing)
-                               + (missing.size() == 1 ? " has" : " have") + " not arrived (process "
-                               + std::to_string(p) + " waited that long)",
-                           {}});
+        finish_failed(rv, {reply_code::timeout, -1, not_arrived_text(rv.what, arrival.first.timeout_ms, missing, p), {}});
         break;
       }
     }

@@ -3,125 +3,43 @@
 #include "actors/errors.hpp"
 #include "actors/lane.hpp"
 #include "actors/detail/messages.hpp"
-#include "devices/detail/lane_calls.hpp"
 #include "devices/detail/runtime_impl.hpp"
-#include "devices/remote/controller_link.hpp"
-#include "observability/trace_hooks.hpp"
 #include "observability/stats_counters.hpp"
 
 #include <caf/send.hpp>
 
 #include <chrono>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace am {
 
-namespace {
-
-/// This thread's outbox to the device behind `ep`, created (and registered with the runtime, which
-/// closes it when it stops) on first use.
-const std::shared_ptr<detail::device_outbox>& outbox_for(detail::runtime_impl& rt,
-                                                        const detail::device_endpoint& ep) {
-  thread_local std::unordered_map<std::uint64_t, std::shared_ptr<detail::device_outbox>> outboxes;
-  auto it = outboxes.find(ep.lane_key);
-  if (it != outboxes.end())
-    return it->second;
-  if (outboxes.size() >= 64) // forget outboxes of runtimes that have stopped
-    std::erase_if(outboxes, [](auto& entry) { return entry.second->closed(); });
-  auto box = std::make_shared<detail::device_outbox>(this_caller());
-  rt.register_outbox(box);
-  return outboxes.emplace(ep.lane_key, std::move(box)).first->second;
-}
-
-/// Queues a piece of work as the next call of this thread's lane to the device actor behind `ep`
-/// (the outbox numbers it); sends the device a take message unless one is already pending.
-void send_to_device(detail::runtime_impl& rt, const detail::device_endpoint& ep, detail::device_work work) {
-  detail::send_in_lane(rt, ep, outbox_for(rt, ep), std::move(work));
-}
-
-} // namespace
-
-namespace detail {
-
-void send_in_lane(runtime_impl& rt, const device_endpoint& ep, const std::shared_ptr<device_outbox>& box,
-                  device_work work) {
-  runtime_impl::call_guard issuing(rt); // stop() waits for this call to be queued or refused
-  if (auto* counters = stats::device(ep.dev.id))
-    counters->queued.fetch_add(1, std::memory_order_relaxed);
-  if (box->push(std::move(work))) {
-    observability::trace_send(ep.dev); // a take message: the lane's message to the device
-    caf::anon_send(ep.actor, device_batch{box});
-  }
-}
-
-} // namespace detail
+// Each call goes to the endpoint of its device (devices/detail/device_endpoint.hpp), whose kind
+// knows how this process reaches it.
 
 std::vector<shard_future> execute(const device& d, std::shared_ptr<const program> p,
                                   std::vector<shard_future> inputs) {
   if (!p)
     throw value_error("execute: no program");
   auto rt = detail::current_runtime();
-  auto& ep = rt->route(d);
-  if (ep.link) { // a worker's device: the link is used under a call_guard, never once the runtime stops
-    detail::runtime_impl::call_guard issuing(*rt);
-    return ep.link->execute(d, std::move(p), inputs);
-  }
-  detail::program_call call{std::move(p), std::move(inputs), {}};
-  std::vector<shard_future> results;
-  call.outputs.resize(call.code->outputs.size());
-  results.reserve(call.outputs.size());
-  for (auto& out : call.outputs)
-    results.push_back(out.get_future());
-  send_to_device(*rt, ep, std::move(call));
-  return results;
+  return rt->route(d).execute(*rt, std::move(p), std::move(inputs));
 }
 
 shard_future upload(const device& d, std::vector<std::byte> bytes, value_type type) {
   auto rt = detail::current_runtime();
-  auto& ep = rt->route(d);
-  if (ep.link) {
-    detail::runtime_impl::call_guard issuing(*rt);
-    return ep.link->upload(d, std::move(bytes), std::move(type));
-  }
-  promise<buffer_ref> out;
-  auto result = out.get_future();
-  auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
-  send_to_device(*rt, ep, detail::upload_call{std::move(shared), std::move(type), std::move(out), {}});
-  return result;
+  return rt->route(d).upload(*rt, std::move(bytes), std::move(type));
 }
 
 shard_future upload_written(const device& d, value_type type, buffer_writer write) {
   if (!write)
     throw value_error("upload_written: no writer");
   auto rt = detail::current_runtime();
-  auto& ep = rt->route(d);
-  if (ep.link) {
-    // The bytes travel to the worker: written here, into the message's own block.
-    std::vector<std::byte> bytes(static_cast<std::size_t>(element_count(type.shape))
-                                 * static_cast<std::size_t>(size_of(type.dtype)));
-    write(bytes.data(), bytes.size());
-    detail::runtime_impl::call_guard issuing(*rt);
-    return ep.link->upload(d, std::move(bytes), std::move(type));
-  }
-  promise<buffer_ref> out;
-  auto result = out.get_future();
-  send_to_device(*rt, ep, detail::upload_call{nullptr, std::move(type), std::move(out), std::move(write)});
-  return result;
+  return rt->route(d).upload_written(*rt, std::move(type), std::move(write));
 }
 
 future<std::vector<std::byte>> fetch(const device& d, shard_future shard) {
   auto rt = detail::current_runtime();
-  auto& ep = rt->route(d);
-  if (ep.link) {
-    detail::runtime_impl::call_guard issuing(*rt);
-    return ep.link->fetch(d, shard);
-  }
-  promise<std::vector<std::byte>> out;
-  auto result = out.get_future();
-  send_to_device(*rt, ep, detail::fetch_call{std::move(shard), std::move(out)});
-  return result;
+  return rt->route(d).fetch(*rt, std::move(shard));
 }
 
 namespace detail {

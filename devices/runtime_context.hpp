@@ -1,7 +1,8 @@
 /// What the floors above devices/ see of the running runtime: its options, the cluster's services,
 /// which devices this process issues work to, and services that live as long as the runtime. No
 /// CAF type appears here, so sharding/, parallel/, colocated/, multihost/ and observability/ compile
-/// without CAF's headers; devices/detail/runtime_impl.hpp is the implementation, for devices/ only.
+/// without CAF's headers; devices/detail/runtime_impl.hpp is the implementation, for devices/ only
+/// (current_context() and the call guard are defined with it, in runtime_impl.cpp).
 #pragma once
 
 #include "actors/cluster_services.hpp"
@@ -22,13 +23,21 @@ namespace remote {
 class worker_hosts;
 }
 
+/// Where a device's work runs, seen from this process (its endpoint's kind answers).
+enum class device_reach {
+  here,          ///< one of this process's devices: its device actor runs here
+  own_process,   ///< another process's device, driven by that process (a multi-controller cluster)
+  through_link,  ///< another process's device that this process drives through a link to that
+                 ///< process (the workers' devices, on a single-controller cluster's controller)
+};
+
 /// Names one per-runtime service of type `Service` (runtime_context::service). Declare one key per
 /// service at namespace scope in the file that owns the service; the key's address is its identity,
 /// so two services of one type (two step counters, say) are told apart by their keys, and the
 /// lookup returns the service's own type without a cast.
 template <class Service>
 struct service_key {
-  const char* name; ///< for messages only
+  const char* name; ///< what the service is, in the error of a lookup once the runtime stops
 };
 
 /// The running runtime as the floors above devices/ use it. Thread-safe; obtained with
@@ -64,14 +73,13 @@ public:
   /// controller of a single-controller cluster.
   virtual bool drives(const device& d) const noexcept = 0;
 
+  /// Where the work of device `d` runs, seen from this process; checked as check_known(d).
+  virtual device_reach reach(const device& d) const = 0;
+
   /// True when this process issues the work of every device of the cluster (the controller of a
   /// single-controller cluster, or a runtime of one process): no other process runs a plan's calls,
   /// pmap stages or collective checks beside it.
   virtual bool drives_every_device() const noexcept = 0;
-
-  /// True when some devices of the cluster belong to worker processes that this process drives
-  /// (the controller of a single-controller cluster): colocated calls on those devices run there.
-  bool has_workers() const noexcept { return worker_hosts() != nullptr; }
 
   /// On the controller of a single-controller cluster, its workers' hosts (host calls, the shards
   /// they name); null otherwise. Used under a call_guard only.
@@ -93,7 +101,8 @@ public:
   /// am::runtime_error once the runtime is stopping.
   template <class Service, class Make>
   std::shared_ptr<Service> service(const service_key<Service>& key, Make&& make) {
-    return std::static_pointer_cast<Service>(service_slot(&key, [&make]() -> std::shared_ptr<void> { return make(); }));
+    return std::static_pointer_cast<Service>(
+      service_slot(&key, key.name, [&make]() -> std::shared_ptr<void> { return make(); }));
   }
 
   /// Registers `drain`, which waits (until `deadline` at most) for work other processes may still
@@ -106,8 +115,10 @@ protected:
   std::shared_ptr<stop_signal> stop_ = std::make_shared<stop_signal>(); ///< raised when stop() begins
   std::atomic<int> calls_in_progress_{0};                               ///< call_guards held now
 
-  /// The service stored under `key` (the address of a service_key), made by `make` when absent.
-  virtual std::shared_ptr<void> service_slot(const void* key, const std::function<std::shared_ptr<void>()>& make) = 0;
+  /// The service stored under `key` (the address of a service_key named `name`), made by `make`
+  /// when absent.
+  virtual std::shared_ptr<void> service_slot(const void* key, const char* name,
+                                             const std::function<std::shared_ptr<void>()>& make) = 0;
 };
 
 /// The current runtime; throws am::runtime_error when none is running.

@@ -18,9 +18,9 @@ class runtime_context;
 /// so transfers issued in different orders fail with a desync error instead of swapping values.
 /// Returns the shard on `to` when this process drives `to`, an empty future otherwise.
 ///
-/// The controller of a single-controller cluster asks both ends through its link to the workers.
-/// In a multi-controller cluster every process walks the same plan in the same order: the
-/// producer's process sends, the consumer's receives, the others do nothing.
+/// An end whose endpoint orders both ends (a worker's device, on a single-controller cluster's
+/// controller) does the whole move. Otherwise every process walks the same plan in the same order:
+/// the producer's process sends, the consumer's receives, the others do nothing.
 shard_future move_shard(runtime_context& context, const device& from, const shard_future& value, const device& to,
                         const value_type& type, std::uint32_t tag);
 

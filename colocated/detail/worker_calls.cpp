@@ -101,11 +101,12 @@ std::vector<shard_future> shards_on(const array& a, int process) {
 
 bool runs_in_workers(const std::vector<device>& devices) {
   auto rt = current_context();
-  if (!rt->has_workers())
-    return false;
-  bool here = false, there = false;
-  for (auto& d : devices)
-    (d.process_index == rt->process_index() ? here : there) = true;
+  bool here = false, there = false; // there: devices this process drives through a worker's link
+  for (auto& d : devices) {
+    auto reach = rt->reach(d);
+    here = here || reach == device_reach::here;
+    there = there || reach == device_reach::through_link;
+  }
   if (here && there)
     throw value_error("colocated_python: the call's devices " + device_list_text(devices)
                       + " mix the controller's own devices with workers': a call runs either in this process or in "

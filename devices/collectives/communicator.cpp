@@ -3,7 +3,10 @@
 
 #include "actors/cluster_services.hpp"
 #include "actors/errors.hpp"
+#include "cluster/membership.hpp"
+#include "cluster/rendezvous_text.hpp"
 #include "devices/collectives/collective_errors.hpp"
+#include "devices/collectives/collective_fingerprint.hpp"
 #include "devices/collectives/collective_job.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
@@ -15,6 +18,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -31,6 +35,9 @@ using milliseconds = std::chrono::milliseconds;
 constexpr milliseconds answer_grace{2000};
 /// How long a transport failure waits for the cluster to name a failed process.
 constexpr milliseconds attribution_window{1000};
+/// How long a participant whose peers closed their connections during the check waits for their
+/// verdict in the store (they publish it before they close, so it is there or on its way).
+constexpr milliseconds verdict_wait{300};
 /// Longest communicator name.
 constexpr std::size_t max_name_length = 200;
 
@@ -91,16 +98,34 @@ struct operation_kind {
   std::string shape;
   std::string rest;
 
+  std::string barrier_id; ///< a barrier's id (empty for the other operations)
+
   operation_kind(std::string n, am::dtype t, std::size_t count, std::string r = "")
       : name(std::move(n)), type_name(am::name(t)), shape("[" + std::to_string(count) + "]"), rest(std::move(r)) {}
   explicit operation_kind(std::string n) : name(std::move(n)) {}
+
+  /// A barrier named `id`: its signature is "barrier '<id>'".
+  static operation_kind barrier(const std::string& id) {
+    operation_kind kind("barrier '" + id + "'");
+    kind.barrier_id = id;
+    return kind;
+  }
 
   std::string signature() const {
     return type_name.empty() ? name + rest : name + " " + type_name + shape + rest;
   }
 };
 
-/// One operation: how the cluster checks it and how its bytes move.
+/// How an operation's participants check that they all issued it alike: after creation, by
+/// exchanging fingerprints with each other (`peer_ranks` on `lane`); creation itself, before
+/// there is a mesh to exchange them over, through the cluster.
+struct fingerprint_check {
+  bool by_cluster = true;                       ///< creation: the cluster checks it
+  std::vector<int> peer_ranks;                  ///< the other participants' ranks
+  detail::gloo_engine::fingerprint_lane lane{}; ///< which sequence's fingerprints
+};
+
+/// One operation: how it is checked and how its bytes move.
 struct operation {
   operation_kind kind;              ///< what it is (the flight recorder's fields)
   std::string signature;            ///< what every participant must issue alike
@@ -109,8 +134,16 @@ struct operation {
   std::vector<int> participants;    ///< process indices
   std::string where;                ///< how errors name it
   std::function<void(milliseconds)> move; ///< moves the bytes on the worker, within the time left
+  fingerprint_check check = {};     ///< how the participants check it
+  milliseconds limit{0};            ///< its timeout, for the errors
   std::uint64_t record = 0;         ///< its flight recorder entry
   std::function<void()> prepare = {}; ///< run on the worker before the check (may be empty)
+
+  /// How the check's errors name it ("Collective 3 of communicator 'w'", "Barrier 'x'"), and
+  /// whether they are prefixed with `where` (a barrier's are not: its `where` says it cannot
+  /// complete, as the supervisor's barrier errors do).
+  std::string check_what = {};
+  bool check_errors_in_context = true;
 };
 
 } // namespace
@@ -134,10 +167,23 @@ struct communicator::impl {
   std::string broken_reason;
   std::atomic<bool> broken{false};
   std::unique_ptr<detail::gloo_engine> engine; // written by the worker (creation), aborted by anyone
+  /// The worker's: the receives of the next collective's fingerprints, posted as the last one
+  /// ended (gloo_engine::post_fingerprints), and that collective's step. Goes before the engine.
+  std::shared_ptr<void> next_fingerprints;
+  std::uint64_t next_fingerprints_step = 0;
 
   detail::serial_worker worker; // declared last: joined before the engine goes
 
   int process() const { return processes[rank]; }
+
+  /// Every rank but this one.
+  std::vector<int> other_ranks() const {
+    std::vector<int> out;
+    for (int r = 0; r < static_cast<int>(processes.size()); ++r)
+      if (r != rank)
+        out.push_back(r);
+    return out;
+  }
 
   std::string where(const std::string& signature, const std::string& check_id, std::uint64_t step) const {
     return signature + " (step " + std::to_string(step) + " of communicator '" + check_id + "', rank "
@@ -187,11 +233,24 @@ struct communicator::impl {
       const std::uint64_t step = ++steps;
       const auto tag = static_cast<std::uint32_t>(step);
       operation op{kind, signature, name, step, processes, where(signature, name, step),
-                   [this, move, tag](milliseconds left) { move(*engine, tag, left); }};
+                   [this, move, tag](milliseconds left) { move(*engine, tag, left); },
+                   {false, other_ranks(), detail::gloo_engine::fingerprint_lane::collectives}, limit};
       if (prepare)
         op.prepare = [this, prepare, tag] { prepare(*engine, tag); };
+      name_for_check(op);
       return op;
     });
+  }
+
+  /// Sets how the check's errors name `op` (operation::check_what).
+  static void name_for_check(operation& op) {
+    if (!op.kind.barrier_id.empty()) {
+      op.check_what = "Barrier '" + op.kind.barrier_id + "'";
+      op.where = op.check_what + " cannot complete";
+      op.check_errors_in_context = false;
+      return;
+    }
+    op.check_what = "Collective " + std::to_string(op.step) + " of communicator '" + op.check_id + "'";
   }
 
   /// A send/recv between this rank and `peer`: numbered in the sequence of (from, to).
@@ -204,8 +263,13 @@ struct communicator::impl {
     std::sort(pair.begin(), pair.end());
     submit_and_wait(limit, [&] {
       const std::uint64_t step = p2p_steps[{from, to}]++;
-      return operation{kind, signature, id, step, pair, where(signature, id, step),
-                       [this, move](milliseconds left) { move(*engine, 0, left); }};
+      const auto lane = from < to ? detail::gloo_engine::fingerprint_lane::to_higher_rank
+                                  : detail::gloo_engine::fingerprint_lane::to_lower_rank;
+      operation op{kind, signature, id, step, pair, where(signature, id, step),
+                   [this, move](milliseconds left) { move(*engine, 0, left); },
+                   {false, {from == rank ? to : from}, lane}, limit};
+      name_for_check(op);
+      return op;
     });
   }
 
@@ -252,10 +316,15 @@ struct communicator::impl {
         return job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
       }
     }
-    try {
-      cluster.check_collective(op.check_id, op.step, op.participants, op.signature, detail::time_left(deadline));
-    } catch (...) {
-      return job.finish(fail(op, detail::with_context(std::current_exception(), op.where)));
+    if (op.check.by_cluster) { // creation: no mesh yet
+      try {
+        cluster.check_collective(op.check_id, op.step, op.participants, op.signature, detail::time_left(deadline));
+      } catch (...) {
+        return job.finish(fail(op, detail::with_context(std::current_exception(), op.where)));
+      }
+    } else if (auto failure = check_with_peers(op, deadline)) {
+      // A caller that gave up has broken the communicator and reported already.
+      return job.finish(broken.load(std::memory_order_acquire) ? failure : fail(op, failure));
     }
     observability::process_flight_recorder().mark(op.record, observability::op_state::checked);
     if (!job.begin_move())
@@ -264,9 +333,125 @@ struct communicator::impl {
       return job.finish(broken_error());
     try {
       op.move(std::max(detail::time_left(deadline), milliseconds(1)));
-      job.finish(nullptr);
     } catch (...) {
-      job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
+      return job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
+    }
+    post_next_fingerprints(op);
+    job.finish(nullptr);
+  }
+
+  /// The participants' check of `op` (not creation): every peer's fingerprint against this
+  /// rank's, exchanged over the mesh. Returns the error to fail `op` with, or null when they agree.
+  /// A peer whose fingerprint has not come by this rank's deadline is named as not arrived; a
+  /// transport failure meanwhile is explained as one of the bytes (a failed process, or a peer that
+  /// gave up at its own deadline).
+  std::exception_ptr check_with_peers(const operation& op, clock::time_point deadline) {
+    if (op.check.peer_ranks.empty())
+      return nullptr; // a communicator of one
+    std::shared_ptr<void> posted;
+    if (op.check.lane == detail::gloo_engine::fingerprint_lane::collectives && next_fingerprints_step == op.step)
+      posted = std::move(next_fingerprints);
+    next_fingerprints.reset();
+    const auto mine = detail::encode_fingerprint(op.step, op.signature);
+    auto exchanged = engine->exchange_fingerprints(mine, op.check.peer_ranks, op.check.lane,
+                                                   static_cast<std::uint32_t>(op.step),
+                                                   std::max(detail::time_left(deadline), milliseconds(1)), posted);
+    if (exchanged.error) {
+      std::vector<int> missing;
+      for (int r : exchanged.missing)
+        missing.push_back(processes[static_cast<std::size_t>(r)]);
+      // A failed process is named first (explain_failure asks the cluster); this rank's own timeout
+      // names who never sent theirs; a transport failure says whose had not come.
+      const bool own_timeout = holds<timeout_error>(exchanged.error);
+      if (!own_timeout && !missing.empty()) // the peers closed: did they give up waiting for this one?
+        if (auto verdict = verdict_of(op, deadline))
+          return in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
+      auto explained = explain_failure(exchanged.error, op, deadline);
+      if (missing.empty() || holds<process_failure_error>(explained)) // a failed process is named already
+        return explained;
+      if (own_timeout && holds<timeout_error>(explained)) {
+        const std::string text = detail::not_arrived_text(op.check_what, op.limit.count(), missing, process());
+        publish_verdict(op, text);
+        return in_check_context(op, std::make_exception_ptr(timeout_error(text)));
+      }
+      return detail::with_note(explained, " (the fingerprint of process" + std::string(missing.size() == 1 ? " " : "es ")
+                                            + detail::join_list(missing) + " had not come)");
+    }
+    // Rank order: the records of the participants by process index.
+    std::vector<int> ranks{rank};
+    ranks.insert(ranks.end(), op.check.peer_ranks.begin(), op.check.peer_ranks.end());
+    std::sort(ranks.begin(), ranks.end());
+    std::vector<int> by_process;
+    std::vector<std::byte> records;
+    std::size_t mine_at = 0;
+    for (int r : ranks) {
+      if (r == rank)
+        mine_at = by_process.size();
+      by_process.push_back(processes[static_cast<std::size_t>(r)]);
+      auto* record = exchanged.records.data() + static_cast<std::size_t>(r) * detail::fingerprint_bytes;
+      records.insert(records.end(), record, record + detail::fingerprint_bytes);
+    }
+    const std::string disagreement = detail::fingerprint_disagreement(
+      op.check_what, by_process, records.data(), mine_at,
+      " over processes " + detail::bracketed_list_text(op.participants));
+    if (disagreement.empty())
+      return nullptr;
+    return in_check_context(op, std::make_exception_ptr(desync_error(disagreement)));
+  }
+
+  /// The store key under which the participants that timed out in `op`'s check say who had not
+  /// arrived, so a latecomer whose peers have closed their connections reports the same.
+  std::string verdict_key(const operation& op) const {
+    return "am/comm/" + name + "/verdict/" + std::to_string(static_cast<int>(op.check.lane)) + "/" + op.check_id
+           + "/" + std::to_string(op.step);
+  }
+
+  /// Publishes `text` as `op`'s verdict (best effort: the error stands without it).
+  void publish_verdict(const operation& op, const std::string& text) {
+    try {
+      cluster.kv_set(verdict_key(op), text);
+    } catch (...) {
+    }
+  }
+
+  /// A verdict on `op` that a peer published before closing, waited for within verdict_wait (the
+  /// peer sets it before it closes) and the time left; nullopt when there is none.
+  std::optional<std::string> verdict_of(const operation& op, clock::time_point deadline) {
+    const milliseconds wait = std::min(verdict_wait, std::max(detail::time_left(deadline), milliseconds(1)));
+    try {
+      return cluster.kv_get(verdict_key(op), wait);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+
+  /// Whether `error` holds an E.
+  template <class E>
+  static bool holds(const std::exception_ptr& error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const E&) {
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+
+  /// An error of `op`'s check, prefixed with where it happened unless `op` says otherwise.
+  static std::exception_ptr in_check_context(const operation& op, std::exception_ptr error) {
+    return op.check_errors_in_context ? detail::with_context(std::move(error), op.where) : error;
+  }
+
+  /// After collective `op` succeeded, posts the receives of the next collective's fingerprints.
+  void post_next_fingerprints(const operation& op) {
+    if (op.check.lane != detail::gloo_engine::fingerprint_lane::collectives || !engine)
+      return;
+    const std::vector<int> peers = other_ranks();
+    try {
+      next_fingerprints = engine->post_fingerprints(peers, op.check.lane, static_cast<std::uint32_t>(op.step + 1));
+      next_fingerprints_step = op.step + 1;
+    } catch (...) {
+      next_fingerprints.reset(); // the next collective posts its own, and meets the failure there
     }
   }
 
@@ -502,6 +687,11 @@ void communicator::all_to_all(const void* input, void* output, std::size_t count
       engine.all_to_all(input, output, count, type, tag, left);
     },
     timeout);
+}
+
+void communicator::barrier(const std::string& name, timeout_type timeout) {
+  impl_->run_collective(
+    operation_kind::barrier(name), [](detail::gloo_engine&, std::uint32_t, milliseconds) {}, timeout);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 /// Collectives across processes on host memory: a communicator is a group of processes of the
-/// cluster, one rank each, whose bytes move through Gloo over TCP while the cluster (the mesh
-/// supervisor) numbers and checks every operation. doc/architecture.md, "Collectives engine".
+/// cluster, one rank each, whose bytes move through Gloo over TCP; every operation is numbered and
+/// checked by its participants against each other (the cluster, the mesh supervisor, checks only
+/// creation). doc/architecture.md, "Collectives engine".
 #pragma once
 
 #include "actormesh/actors/dtype.hpp"
@@ -26,9 +27,10 @@ class cluster_services;
 /// Created collectively: every process of `processes` constructs one with the same name and list,
 /// and its rank is its position in the list. Every operation is collective over the communicator
 /// (send/recv over its two ranks) and must be issued in the same order everywhere: each one is
-/// numbered (step k of this communicator), checked by the cluster against every participant's k-th
-/// (a disagreement raises am::desync_error on every participant, naming who issued what), then its
-/// bytes move through Gloo on the communicator's own worker thread while the caller waits.
+/// numbered (step k of this communicator), checked against every other participant's k-th, whose
+/// fingerprint comes ahead of its bytes (a disagreement raises am::desync_error on every
+/// participant, naming who issued what), then its bytes move through Gloo on the communicator's own
+/// worker thread while the caller waits.
 ///
 /// Errors of an operation: am::timeout_error when it does not complete in time (naming the
 /// processes that never issued it when that is known), am::process_failure_error when a
@@ -119,6 +121,11 @@ public:
   /// be divisible by size(), as in JAX's all_to_all); block j of `input` goes to rank j, and
   /// block i of `output` comes from rank i. `input` must not overlap `output`.
   void all_to_all(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout = {});
+
+  /// Waits until every rank has called barrier with the same `name` as this collective step (a
+  /// different name, or another collective, at the same step is a desync). No bytes move beyond
+  /// the step's check, which every rank passes only once every other rank has arrived.
+  void barrier(const std::string& name, timeout_type timeout = {});
 
   /// Sends `count` elements to rank `peer`, which receives them with recv(..., rank(), tag).
   /// Returns once the peer's matching recv has taken the data, so two ranks that send to each

@@ -44,6 +44,8 @@ constexpr std::uint8_t p2p_slot_prefix = 0x40;
 constexpr std::uint8_t all_gather_slot_prefix = 0x41;
 /// Slot prefix of the direct (small) broadcast.
 constexpr std::uint8_t broadcast_slot_prefix = 0x42;
+/// Slot prefix of the fingerprints (one per fingerprint_lane, from this one up).
+constexpr std::uint8_t fingerprint_slot_prefix = 0x43;
 
 /// The store key (under the communicator's prefix) of the nonce its pairs' keys derive from.
 constexpr const char* pair_nonce_key = "pair-nonce";
@@ -121,11 +123,22 @@ std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadl
 
 } // namespace
 
+/// The receives of one fingerprint exchange (gloo_engine::post_fingerprints): the records arrive
+/// in `records`, at each peer's rank.
+struct posted_fingerprints {
+  std::vector<std::byte> records;
+  std::shared_ptr<gloo::transport::UnboundBuffer> buffer;
+  std::uint64_t slot = 0;
+};
+
 struct gloo_engine::state {
   int rank = 0;
   int size = 1;
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<abortable_context> context;
+  /// Exchanges that failed with receives still posted: kept, with the memory those receives
+  /// write, until the engine (its connections) goes.
+  std::vector<std::shared_ptr<posted_fingerprints>> failed_exchanges;
   /// Grow-only scratch of the worker thread (the blocks of the reduce-scatter step): reused so
   /// repeated collectives do not pay the first-touch cost of fresh pages.
   std::unique_ptr<std::byte[]> scratch;
@@ -340,6 +353,68 @@ void gloo_engine::all_gather(const void* input, void* output, std::size_t count,
     for (int k = 1; k < state_->size; ++k)
       buffer->waitSend(left_until(deadline));
   });
+}
+
+std::shared_ptr<void> gloo_engine::post_fingerprints(const std::vector<int>& peers, fingerprint_lane lane,
+                                                     std::uint32_t tag) {
+  if (peers.empty())
+    return nullptr;
+  auto posted = std::make_shared<posted_fingerprints>();
+  posted->records.assign(fingerprint_bytes * static_cast<std::size_t>(state_->size), std::byte{0});
+  posted->slot = gloo::Slot::build(static_cast<std::uint8_t>(fingerprint_slot_prefix + static_cast<std::uint8_t>(lane)),
+                                   tag);
+  translate_gloo_errors([&] {
+    posted->buffer = state_->context->createUnboundBuffer(posted->records.data(), posted->records.size());
+    for (int peer : peers)
+      posted->buffer->recv(peer, posted->slot, static_cast<std::size_t>(peer) * fingerprint_bytes, fingerprint_bytes);
+  });
+  return posted;
+}
+
+gloo_engine::fingerprint_exchange gloo_engine::exchange_fingerprints(const fingerprint_record& mine,
+                                                                     const std::vector<int>& peers,
+                                                                     fingerprint_lane lane, std::uint32_t tag,
+                                                                     milliseconds timeout,
+                                                                     const std::shared_ptr<void>& posted) {
+  const auto deadline = clock::now() + timeout;
+  const std::size_t own_at = static_cast<std::size_t>(state_->rank) * fingerprint_bytes;
+  fingerprint_exchange out;
+  std::shared_ptr<posted_fingerprints> exchange;
+  std::vector<int> waiting = peers;
+  try {
+    exchange = std::static_pointer_cast<posted_fingerprints>(posted ? posted : post_fingerprints(peers, lane, tag));
+    if (!exchange) { // no peers
+      out.records.assign(fingerprint_bytes * static_cast<std::size_t>(state_->size), std::byte{0});
+      std::memcpy(out.records.data() + own_at, mine.data(), fingerprint_bytes);
+      return out;
+    }
+    std::memcpy(exchange->records.data() + own_at, mine.data(), fingerprint_bytes);
+    translate_gloo_errors([&] {
+      for (int k = 1; k < state_->size; ++k) { // the next rank first, as all_gather does
+        const int peer = (state_->rank + k) % state_->size;
+        if (std::find(peers.begin(), peers.end(), peer) != peers.end())
+          exchange->buffer->send(peer, exchange->slot, own_at, fingerprint_bytes);
+      }
+      for (std::size_t k = 0; k < peers.size(); ++k) {
+        int from = -1;
+        if (!exchange->buffer->waitRecv(&from, left_until(deadline)))
+          throw runtime_error("Gloo's wait for a peer's fingerprint was aborted");
+        waiting.erase(std::remove(waiting.begin(), waiting.end(), from), waiting.end());
+      }
+      for (std::size_t k = 0; k < peers.size(); ++k)
+        exchange->buffer->waitSend(left_until(deadline));
+    });
+    out.records = std::move(exchange->records);
+    return out;
+  } catch (...) {
+    out.error = std::current_exception();
+  }
+  out.missing = waiting;
+  if (exchange) {
+    out.records = exchange->records; // a copy: the posted receives may still write the original
+    state_->failed_exchanges.push_back(std::move(exchange));
+  }
+  return out;
 }
 
 void gloo_engine::reduce_scatter(const void* input, void* output, std::size_t count, dtype t, reduce_op op,

@@ -4,13 +4,16 @@
 #pragma once
 
 #include "actors/dtype.hpp"
+#include "devices/collectives/collective_fingerprint.hpp"
 #include "devices/collectives/reduce_op.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace am::detail {
 
@@ -68,6 +71,31 @@ public:
                   milliseconds timeout);
   void send(const void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout);
   void recv(void* data, std::size_t bytes, int peer, std::uint32_t tag, milliseconds timeout);
+
+  /// The fingerprint sequences of a communicator: its collectives, and each direction of a
+  /// send/recv pair (the lower rank's sends, the higher rank's sends).
+  enum class fingerprint_lane : std::uint8_t { collectives = 0, to_higher_rank = 1, to_lower_rank = 2 };
+
+  /// What an exchange of fingerprints brought: every rank's record in rank order (size()
+  /// records; the bytes of a rank that is not a peer, or did not answer, are zero), and, when it
+  /// failed, why and which peers' records had not come.
+  struct fingerprint_exchange {
+    std::vector<std::byte> records;
+    std::vector<int> missing;   ///< peer ranks, ascending
+    std::exception_ptr error;   ///< am::timeout_error (this rank's own timeout) or the transport's error
+  };
+
+  /// Posts the receives of the exchange on (`lane`, `tag`) with `peers` ahead of it (the receives
+  /// of the next step, posted as the current one ends), so that a peer's record never arrives
+  /// before its receive (post_all_gather says why that matters). Null for no peers.
+  std::shared_ptr<void> post_fingerprints(const std::vector<int>& peers, fingerprint_lane lane, std::uint32_t tag);
+
+  /// Sends this rank's record `mine` to every rank of `peers` and waits, within `timeout`, for
+  /// theirs; `posted` is what post_fingerprints returned for the same exchange, or null. Never
+  /// throws for a failure of the exchange: the result says it.
+  fingerprint_exchange exchange_fingerprints(const fingerprint_record& mine, const std::vector<int>& peers,
+                                             fingerprint_lane lane, std::uint32_t tag, milliseconds timeout,
+                                             const std::shared_ptr<void>& posted = nullptr);
 
   /// Fails every Gloo wait in progress (and every later one) with `reason` and closes the
   /// connections, so the peers fail at once too. Thread-safe and idempotent. A receive whose

@@ -7,9 +7,11 @@
 #include "actors/lane.hpp"
 #include "devices/cpu/cpu_device.hpp"
 #include "devices/detail/actor_system_of.hpp"
+#include "devices/detail/peer_endpoint.hpp"
 #include "devices/remote/call_server.hpp"
 #include "devices/remote/controller_link.hpp"
 #include "devices/remote/remote_messages.hpp"
+#include "devices/remote/worker_endpoint.hpp"
 #include "observability/runtime_stats.hpp"
 #include "observability/stats_wire.hpp"
 #include "observability/trace_session.hpp"
@@ -194,9 +196,17 @@ void runtime_impl::start_actors(join_settings& join) {
     data_plane_address_ = given ? options_.listen_address
                                 : local_address_towards(join.coordinator_host, join.coordinator_port);
   }
+  // Every device gets the endpoint of how this process reaches it (device_endpoint.hpp).
+  auto add_own = [this](const device& dev, caf::actor actor) {
+    exits_.watch(actor);
+    auto own = std::make_unique<actor_endpoint>(dev, std::move(actor), new_receiver_key());
+    own_endpoints_.push_back(own.get());
+    endpoints_.push_back(std::move(own));
+  };
   for (auto& dev : membership_.client->directory().devices) {
     if (dev.process_index != options_.process_id) {
-      endpoints_.push_back({dev, nullptr, 0}); // another process's device: no actor here
+      endpoints_.push_back(std::make_unique<peer_endpoint>(dev, options_.process_id)); // no actor here
+      own_endpoints_.push_back(nullptr);
       cpu_pools_.push_back(nullptr);
       memory_sources_.push_back({});
       continue;
@@ -205,13 +215,11 @@ void runtime_impl::start_actors(join_settings& join) {
       auto pool = std::make_shared<buffer_pool>(dev.id, options_.cpu_memory_limit);
       cpu_pools_.push_back(pool);
       memory_sources_.push_back([pool] { return pool->stats(); });
-      endpoints_.push_back({dev, spawn_cpu_device(*system_, dev, pool, stop_), new_receiver_key()});
-      exits_.watch(endpoints_.back().actor);
+      add_own(dev, spawn_cpu_device(*system_, dev, pool, stop_));
       continue;
     }
 #if AM_HAVE_CUDA
-    endpoints_.push_back({dev, spawn_cuda_device(*system_, dev, stop_), new_receiver_key()});
-    exits_.watch(endpoints_.back().actor);
+    add_own(dev, spawn_cuda_device(*system_, dev, stop_));
     cpu_pools_.push_back(nullptr);
     // The CUDA memory-statistics hook (devices/cuda/cuda_memory.hpp).
     memory_sources_.push_back([ordinal = dev.local_ordinal] { return cuda_memory_stats(ordinal); });
@@ -222,16 +230,16 @@ void runtime_impl::start_actors(join_settings& join) {
   if (membership_.client->directory().single_controller() && options_.process_id == 0
       && membership_.client->process_count() > 1) {
     workers_ = remote::controller_link::start(*this);
-    for (auto& ep : endpoints_)
-      if (ep.dev.process_index != options_.process_id)
-        ep.link = workers_.get();
+    for (auto& ep : endpoints_) // the workers' devices: driven from here, through the link
+      if (ep->reach() == device_reach::own_process)
+        ep = std::make_unique<remote::worker_endpoint>(ep->dev, *workers_);
   }
 }
 
 void runtime_impl::exit_spawned_actors() {
-  for (auto& ep : endpoints_)
-    if (ep.actor)
-      caf::anon_send_exit(ep.actor, caf::exit_reason::user_shutdown);
+  for (auto* own : own_endpoints_)
+    if (own && own->actor)
+      caf::anon_send_exit(own->actor, caf::exit_reason::user_shutdown);
   if (host_)
     caf::anon_send_exit(host_, caf::exit_reason::user_shutdown);
   if (call_server_)
@@ -252,6 +260,7 @@ runtime_impl::~runtime_impl() {
                           "actors stop, but the actor system is not joined");
     stop_->raise();
     exit_spawned_actors();
+    own_endpoints_.clear();
     endpoints_.clear();
     host_ = nullptr;
     (void)system_.release();
@@ -325,16 +334,18 @@ void runtime_impl::stop() {
   // (In local mode too: a one-process cluster leaves at once, and the supervisor then takes the
   // client's exit for a departure rather than a failure.)
   membership_.client->leave(options_.shutdown_timeout);
-  for (auto& ep : endpoints_)
-    send_urgent_exit(ep.actor);
+  for (auto* own : own_endpoints_)
+    if (own)
+      send_urgent_exit(own->actor);
   send_urgent_exit(host_);
   send_urgent_exit(call_server_);
   send_urgent_exit(membership_.client->actor());
   send_urgent_exit(membership_.supervisor);
   // Every detached actor has sent its last messages before the middleman stops (exit_watch.hpp).
   exits_.wait();
-  for (auto& ep : endpoints_)
-    ep.actor = nullptr;
+  for (auto* own : own_endpoints_)
+    if (own)
+      own->actor = nullptr;
   host_ = nullptr;
   call_server_ = nullptr;
   membership_.supervisor = nullptr;
@@ -383,13 +394,15 @@ void runtime_impl::drain_for_peers() {
     drain(deadline);
 }
 
-std::shared_ptr<void> runtime_impl::service_slot(const void* key, const std::function<std::shared_ptr<void>()>& make) {
+std::shared_ptr<void> runtime_impl::service_slot(const void* key, const char* name,
+                                                 const std::function<std::shared_ptr<void>()>& make) {
   std::lock_guard<std::mutex> guard(services_mutex_);
   for (auto& [held, value] : services_)
     if (held == key)
       return value;
   if (stop_->raised())
-    throw runtime_error("The actormesh runtime has stopped: no new calls are accepted");
+    throw runtime_error(std::string("The actormesh runtime has stopped: no new calls are accepted (asked for: ")
+                        + name + ")");
   auto made = make();
   services_.emplace_back(key, made);
   return made;
@@ -405,7 +418,7 @@ const device_endpoint& runtime_impl::endpoint(int device_id) const {
   if (device_id < 0 || static_cast<std::size_t>(device_id) >= endpoints_.size())
     throw value_error("Unknown device id " + std::to_string(device_id) + " (this runtime has "
                       + std::to_string(endpoints_.size()) + " devices)");
-  return endpoints_[static_cast<std::size_t>(device_id)];
+  return *endpoints_[static_cast<std::size_t>(device_id)];
 }
 
 namespace {
@@ -422,44 +435,33 @@ void runtime_impl::check_known(const device& d) const {
   if (d.id < 0 || static_cast<std::size_t>(d.id) >= endpoints_.size())
     throw value_error("Unknown device " + describe(d) + ": this runtime has devices with ids 0 to "
                       + std::to_string(static_cast<long>(endpoints_.size()) - 1));
-  auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
+  auto& ep = *endpoints_[static_cast<std::size_t>(d.id)];
   if (!(ep.dev == d))
     throw value_error("Unknown device " + describe(d) + ": this runtime's device " + std::to_string(d.id)
                       + " is " + describe(ep.dev));
 }
 
-namespace {
-
-/// The error of a call to another process's device in a multi-controller cluster.
-runtime_error not_addressable(const device& d, int me) {
-  return runtime_error(to_string(d) + " belongs to process " + std::to_string(d.process_index)
-                       + " and is not addressable from process " + std::to_string(me)
-                       + ": each process runs work on its own devices only");
-}
-
-} // namespace
-
-const device_endpoint& runtime_impl::endpoint(const device& d) const {
-  check_known(d);
-  auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
-  if (d.process_index != options_.process_id)
-    throw not_addressable(d, options_.process_id);
-  return ep;
-}
-
 const device_endpoint& runtime_impl::route(const device& d) const {
   check_known(d);
-  auto& ep = endpoints_[static_cast<std::size_t>(d.id)];
-  if (!ep.link && d.process_index != options_.process_id)
-    throw not_addressable(d, options_.process_id);
-  return ep;
+  return *endpoints_[static_cast<std::size_t>(d.id)];
+}
+
+const actor_endpoint& runtime_impl::own_endpoint(const device& d) const {
+  check_known(d);
+  if (auto* own = own_endpoints_[static_cast<std::size_t>(d.id)])
+    return *own;
+  throw not_addressable(d, options_.process_id);
+}
+
+device_reach runtime_impl::reach(const device& d) const {
+  return route(d).reach();
 }
 
 std::vector<device> runtime_impl::all_devices() const {
   std::vector<device> out;
   out.reserve(endpoints_.size());
   for (auto& ep : endpoints_)
-    out.push_back(ep.dev);
+    out.push_back(ep->dev);
   return out;
 }
 

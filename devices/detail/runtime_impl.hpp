@@ -6,7 +6,9 @@
 #include "actors/detail/messages.hpp"
 #include "actors/detail/stop_signal.hpp"
 #include "actors/device_info.hpp"
+#include "devices/detail/actor_endpoint.hpp"
 #include "devices/detail/buffer_pool.hpp"
+#include "devices/detail/device_endpoint.hpp"
 #include "devices/detail/exit_watch.hpp"
 #include "devices/discovery.hpp"
 #include "devices/memory.hpp"
@@ -33,16 +35,6 @@ namespace remote {
 class controller_link;
 }
 
-/// Where a device lives, as this process reaches it: its device actor here (with the key its lane
-/// is numbered against), or, on the controller of a single-controller cluster, the link to the
-/// worker that owns it. Neither for another process's device in a multi-controller cluster.
-struct device_endpoint {
-  device dev;
-  caf::actor actor;
-  std::uint64_t lane_key = 0;
-  remote::controller_link* link = nullptr; ///< a worker's device, on the controller
-};
-
 /// Everything a running runtime owns; the floors above devices/ see it as its runtime_context.
 ///
 /// Stopping (stop()) happens on the thread that asks for it, never on a thread that happens to drop
@@ -65,7 +57,6 @@ public:
 
   const resolved_options& config() const noexcept override { return options_; }
   const gpu_report& gpus() const noexcept { return gpus_; }
-  const std::vector<device_endpoint>& endpoints() const noexcept { return endpoints_; }
   const caf::actor& host() const noexcept { return host_; }
   std::uint64_t host_lane_key() const noexcept { return host_lane_key_; }
   caf::actor_system& system() noexcept { return *system_; }
@@ -80,6 +71,7 @@ public:
   bool drives(const device& d) const noexcept override {
     return d.process_index == options_.process_id || workers_ != nullptr;
   }
+  device_reach reach(const device& d) const override;
   bool drives_every_device() const noexcept override { return workers_ != nullptr || options_.num_processes <= 1; }
   remote::worker_hosts* worker_hosts() const noexcept override;
 
@@ -108,18 +100,16 @@ public:
   /// stops: calls still queued there then fail instead of waiting forever.
   void register_outbox(const std::shared_ptr<device_outbox>& box);
 
-  /// The endpoint of a device id; throws am::value_error for an unknown id.
+  /// The endpoint of a device id, whatever its kind; throws am::value_error for an unknown id.
   const device_endpoint& endpoint(int device_id) const;
 
-  /// The endpoint of a device descriptor, checked against this runtime's device of that id
-  /// (platform, process, ordinal): a made-up or stale descriptor is refused with am::value_error.
-  /// Only this process's own devices (their actors); am::runtime_error for another's.
-  const device_endpoint& endpoint(const device& d) const;
-
-  /// The endpoint this process issues `d`'s calls to: its actor, or its worker's link on the
-  /// controller of a single-controller cluster. Checked as endpoint(d); am::runtime_error for a
-  /// device this process cannot reach.
+  /// The endpoint this process issues `d`'s calls to, checked as check_known(d) (a made-up or stale
+  /// descriptor is refused with am::value_error). Its kind refuses what this process cannot do.
   const device_endpoint& route(const device& d) const;
+
+  /// The endpoint of `d`, one of this process's own devices, checked as route(d); am::runtime_error
+  /// for another process's device.
+  const actor_endpoint& own_endpoint(const device& d) const;
 
   void check_known(const device& d) const override;
   std::vector<device> all_devices() const override;
@@ -136,7 +126,8 @@ public:
   std::shared_ptr<buffer_pool> cpu_pool(int device_id) const;
 
 protected:
-  std::shared_ptr<void> service_slot(const void* key, const std::function<std::shared_ptr<void>()>& make) override;
+  std::shared_ptr<void> service_slot(const void* key, const char* name,
+                                     const std::function<std::shared_ptr<void>()>& make) override;
 
 private:
   /// The constructor's part after the actor system exists: joins the cluster and spawns the call
@@ -155,7 +146,9 @@ private:
   gpu_report gpus_;
   caf::actor_system_config caf_config_;
   std::unique_ptr<caf::actor_system> system_;
-  std::vector<device_endpoint> endpoints_;
+  std::vector<std::unique_ptr<device_endpoint>> endpoints_; ///< by device id
+  std::vector<actor_endpoint*> own_endpoints_;              ///< by device id; null for other processes'
+
   std::mutex outboxes_mutex_;
   std::vector<std::weak_ptr<device_outbox>> outboxes_;
   std::vector<std::shared_ptr<buffer_pool>> cpu_pools_; ///< by device id; null for non-CPU devices

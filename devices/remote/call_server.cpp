@@ -4,7 +4,7 @@
 #include "actors/errors.hpp"
 #include "actors/lane.hpp"
 #include "devices/collectives/shard_transfers.hpp"
-#include "devices/detail/lane_calls.hpp"
+#include "devices/detail/actor_endpoint.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/host_services.hpp"
 #include "devices/remote/remote_messages.hpp"
@@ -112,7 +112,7 @@ void keep(server_state& st, std::uint64_t h, shard_future f) {
                       + std::to_string(st.rt->process_index()));
 }
 
-const std::shared_ptr<device_outbox>& lane_of(server_state& st, std::uint64_t caller, const device_endpoint& ep) {
+const std::shared_ptr<device_outbox>& lane_of(server_state& st, std::uint64_t caller, const actor_endpoint& ep) {
   auto& box = st.lanes[{caller, ep.dev.id}];
   if (!box) {
     box = std::make_shared<device_outbox>(new_caller_id());
@@ -123,7 +123,7 @@ const std::shared_ptr<device_outbox>& lane_of(server_state& st, std::uint64_t ca
 
 /// The endpoint of device `id` of this process (am::runtime_error for another process's device,
 /// am::value_error for an unknown one).
-const device_endpoint& local_endpoint(runtime_impl& rt, int id) { return rt.endpoint(rt.endpoint(id).dev); }
+const actor_endpoint& local_endpoint(runtime_impl& rt, int id) { return rt.own_endpoint(rt.endpoint(id).dev); }
 
 /// A transfer's other end must be another process of the cluster.
 void check_peer(runtime_impl& rt, int peer) {
@@ -200,7 +200,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
         keep(st, q.outputs[k], f);
         answer_when_ready(sink, q.outputs[k], f);
       }
-      send_in_lane(rt, ep, lane_of(st, q.caller, ep), std::move(call));
+      ep.send_in_lane(rt, lane_of(st, q.caller, ep), std::move(call));
       return;
     }
     case request_kind::upload: {
@@ -213,7 +213,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
       keep(st, q.outputs[0], f);
       answer_when_ready(sink, q.outputs[0], f);
       auto shared = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
-      send_in_lane(rt, ep, lane_of(st, q.caller, ep), upload_call{std::move(shared), q.type, std::move(out), {}});
+      ep.send_in_lane(rt, lane_of(st, q.caller, ep), upload_call{std::move(shared), q.type, std::move(out), {}});
       return;
     }
     case request_kind::fetch: {
@@ -232,7 +232,7 @@ void run(server_state& st, const caf::actor& sink, request& q) {
         a.bytes.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         answer(sink, a);
       });
-      send_in_lane(rt, ep, lane_of(st, q.caller, ep), fetch_call{shard_of(st, q.inputs[0]), std::move(out)});
+      ep.send_in_lane(rt, lane_of(st, q.caller, ep), fetch_call{shard_of(st, q.inputs[0]), std::move(out)});
       return;
     }
     case request_kind::release:

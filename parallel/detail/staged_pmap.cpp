@@ -188,8 +188,12 @@ bool can_stage(const staged_call& call) {
   for (auto& a : call.global)
     if (a.is_tracer())
       return false;
-  if (current_context()->has_workers())
-    return false; // single-controller: the workers run no stage (the plan's transfers serve it)
+  // A device driven through another process's link (a worker's, on a single-controller cluster's
+  // controller) runs no stage: the plan's transfers serve it.
+  auto context = current_context();
+  for (auto& d : call.stacked->device_assignment())
+    if (context->reach(d) == device_reach::through_link)
+      return false;
   std::size_t cuda = 0, all = call.stacked->device_assignment().size();
   for (auto& d : call.stacked->device_assignment())
     cuda += d.platform == am::platform::cuda ? 1 : 0;

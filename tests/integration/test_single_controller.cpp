@@ -61,6 +61,7 @@ TEST_CASE("a controller runs device_put, operations, jit, resharding and to_host
   auto out = group[0].output();
   CHECK(group[0].status == 0);
   CHECK(out.find("controller of 4 processes, 8 devices") != std::string::npos);
+  CHECK(out.find("reach: here here link link link link link link") != std::string::npos);
   CHECK(out.find("fully addressable: yes, shards here: 8") != std::string::npos);
   CHECK(out.find("shards on processes: 0 0 1 1 2 2 3 3") != std::string::npos);
   CHECK(number_after(out, "round trip max difference: ") == 0);

@@ -10,6 +10,8 @@
 //   cluster_probe announce VERSION P      process P announces another build version at join
 //   cluster_probe serve-after-garbage     process 0 sends garbage to the coordinator port first
 //   cluster_probe barriers N              N barriers in a row (ordering and reuse of names)
+//   cluster_probe barrier-desync          after a first barrier, process 1 names its second one
+//                                         differently; then one more barrier
 //   cluster_probe store-round-trips N     process 1 reads a key N times (one round trip each)
 //   cluster_probe die-in-collective P     all-reduces in a loop; P kills itself in the middle
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
@@ -19,6 +21,7 @@
 #include "actormesh.hpp"
 #include "support/gloo_addresses.hpp"
 #include "support/probe_output.hpp"
+#include "support/reach_line.hpp"
 #include "cluster/join.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/detail/runtime_impl.hpp"
@@ -133,6 +136,15 @@ int run(int argc, char** argv) {
     for (auto& d : am::local_devices())
       local += " " + std::to_string(d.id);
     say(local);
+    say(am::testing::reach_line());
+    // A call to another process's device is refused by that device's endpoint here.
+    auto& other = am::devices()[static_cast<std::size_t>((me + 1) % n) * am::local_devices().size()];
+    try {
+      am::upload(other, std::vector<std::byte>(4), am::value_type{am::dtype::float32, {1}});
+      say("upload to another process's device: accepted");
+    } catch (const am::runtime_error& e) {
+      say(std::string("upload to another process's device: ") + e.what());
+    }
     am::distributed::wait_at_barrier("joined", 10s);
     say("barrier passed");
     if (argc > 2)
@@ -245,6 +257,17 @@ int run(int argc, char** argv) {
       am::distributed::wait_at_barrier("loop", 10s);
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now() - start).count();
     say("barriers: " + std::to_string(count) + " in us: " + std::to_string(us));
+  } else if (scenario == "barrier-desync") {
+    am::distributed::wait_at_barrier("first", 10s); // at the supervisor; then between the processes
+    try {
+      am::distributed::wait_at_barrier(me == 1 ? "odd" : "even", 10s);
+      say("second barrier passed (unexpected)");
+    } catch (const std::exception& e) {
+      report(e);
+    }
+    am::distributed::wait_at_barrier("after the desync", 10s);
+    am::distributed::wait_at_barrier("and one more", 10s);
+    say("barriers after the desync passed");
   } else if (scenario == "arrays") {
     // A global (16, 8) array over every device of every process, built from a callback per block;
     // an elementwise jit runs each process's shards; a reduction and a resharding move bytes

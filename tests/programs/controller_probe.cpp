@@ -16,6 +16,7 @@
 //                               one that the worker has no memory for
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
+#include "support/reach_line.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_messages.hpp"
 #include "devices/remote/remote_wire.hpp"
@@ -73,6 +74,7 @@ std::vector<am::device> devices_of(int p) {
 }
 
 int ops() {
+  say(am::testing::reach_line());
   auto host = ramp(16, 8);
   auto x = am::device_put(host, grid_sharding(am::P("x", "y")));
   say("fully addressable: " + std::string(x.is_fully_addressable() ? "yes" : "no") + ", shards here: "

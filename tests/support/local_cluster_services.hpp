@@ -55,13 +55,6 @@ public:
     cv_.notify_all();
   }
 
-  /// Makes `process` sleep `delay` after each check_collective that passed: a process that has
-  /// agreed to a collective but is late to move its bytes (stopped, swapping, ...).
-  void stall_after_check(int process, std::chrono::milliseconds delay) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    stalls_[process] = delay;
-  }
-
   /// The number of check_collective calls made so far, by every process.
   std::uint64_t checks() const {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -166,7 +159,6 @@ private:
                         const std::vector<int>& participants, const std::string& signature,
                         std::chrono::milliseconds timeout) {
     const std::string at = "communicator '" + communicator + "' step " + std::to_string(step);
-    std::chrono::milliseconds stall{0};
     {
       std::unique_lock<std::mutex> guard(mutex_);
       ++checks_;
@@ -214,11 +206,7 @@ private:
         if (record.outcome_error)
           std::rethrow_exception(record.outcome_error);
       }
-      if (auto it = stalls_.find(me); it != stalls_.end())
-        stall = it->second;
     }
-    if (stall.count() > 0)
-      std::this_thread::sleep_for(stall);
   }
 
   void barrier(int me, const std::string& name, std::chrono::milliseconds timeout) {
@@ -268,7 +256,6 @@ private:
   std::map<std::pair<std::string, std::uint64_t>, step_record> steps_;
   std::map<std::string, barrier_state> barriers_;
   std::set<int> failed_;
-  std::map<int, std::chrono::milliseconds> stalls_;
   std::uint64_t checks_ = 0;
 };
 
