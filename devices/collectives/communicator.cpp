@@ -98,16 +98,18 @@ struct operation_kind {
   std::string shape;
   std::string rest;
 
-  std::string barrier_id; ///< a barrier's id (empty for the other operations)
+  /// How the errors of an agreement (a barrier, communicator::agree) name it ("Barrier 'x'");
+  /// empty for the other operations.
+  std::string label;
 
   operation_kind(std::string n, am::dtype t, std::size_t count, std::string r = "")
       : name(std::move(n)), type_name(am::name(t)), shape("[" + std::to_string(count) + "]"), rest(std::move(r)) {}
   explicit operation_kind(std::string n) : name(std::move(n)) {}
 
-  /// A barrier named `id`: its signature is "barrier '<id>'".
-  static operation_kind barrier(const std::string& id) {
-    operation_kind kind("barrier '" + id + "'");
-    kind.barrier_id = id;
+  /// An agreement on `signature`, moving no bytes, whose errors name it `label`.
+  static operation_kind agreement(const std::string& label, const std::string& signature) {
+    operation_kind kind(signature);
+    kind.label = label;
     return kind;
   }
 
@@ -140,7 +142,7 @@ struct operation {
   std::function<void()> prepare = {}; ///< run on the worker before the check (may be empty)
 
   /// How the check's errors name it ("Collective 3 of communicator 'w'", "Barrier 'x'"), and
-  /// whether they are prefixed with `where` (a barrier's are not: its `where` says it cannot
+  /// whether they are prefixed with `where` (an agreement's are not: its `where` says it cannot
   /// complete, as the supervisor's barrier errors do).
   std::string check_what = {};
   bool check_errors_in_context = true;
@@ -244,8 +246,8 @@ struct communicator::impl {
 
   /// Sets how the check's errors name `op` (operation::check_what).
   static void name_for_check(operation& op) {
-    if (!op.kind.barrier_id.empty()) {
-      op.check_what = "Barrier '" + op.kind.barrier_id + "'";
+    if (!op.kind.label.empty()) {
+      op.check_what = op.kind.label;
       op.where = op.check_what + " cannot complete";
       op.check_errors_in_context = false;
       return;
@@ -690,8 +692,14 @@ void communicator::all_to_all(const void* input, void* output, std::size_t count
 }
 
 void communicator::barrier(const std::string& name, timeout_type timeout) {
+  agree("Barrier '" + name + "'", "barrier '" + name + "'", timeout);
+}
+
+void communicator::agree(const std::string& label, const std::string& signature, timeout_type timeout) {
+  if (label.empty())
+    throw value_error("communicator::agree needs a label: its errors name the agreement by it");
   impl_->run_collective(
-    operation_kind::barrier(name), [](detail::gloo_engine&, std::uint32_t, milliseconds) {}, timeout);
+    operation_kind::agreement(label, signature), [](detail::gloo_engine&, std::uint32_t, milliseconds) {}, timeout);
 }
 
 namespace {

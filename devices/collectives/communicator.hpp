@@ -127,6 +127,13 @@ public:
   /// the step's check, which every rank passes only once every other rank has arrived.
   void barrier(const std::string& name, timeout_type timeout = {});
 
+  /// Checks, as this collective step and without moving a byte, that every rank issued the same
+  /// `signature` (pmap's call, say): a difference raises am::desync_error on every rank, naming
+  /// who issued what ("<label> differs between processes (desync): process 0 issued ..."), a
+  /// rank that never issues it am::timeout_error naming it ("<label> timed out after ...").
+  /// `label` must not be empty. barrier(name) is agree("Barrier 'name'", "barrier 'name'").
+  void agree(const std::string& label, const std::string& signature, timeout_type timeout = {});
+
   /// Sends `count` elements to rank `peer`, which receives them with recv(..., rank(), tag).
   /// Returns once the peer's matching recv has taken the data, so two ranks that send to each
   /// other must order their calls (one sends first) or use all_to_all. Sends of one tag from one

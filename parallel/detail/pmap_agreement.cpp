@@ -1,18 +1,14 @@
 #include "parallel/detail/pmap_agreement.hpp"
 
-#include "cluster/step_counters.hpp"
 #include "actors/errors.hpp"
+#include "devices/collectives/agreements.hpp"
 #include "devices/runtime_context.hpp"
-#include "observability/flight_recorder.hpp"
 
 #include <set>
 
 namespace am::detail {
 
 namespace {
-
-/// Each device list's count of pmap calls checked so far.
-const service_key<step_counters> pmap_steps{"pmap agreement"};
 
 std::string axes_text(const axis_specs& axes) {
   std::string out = "(";
@@ -50,20 +46,14 @@ void check_pmap_agreement(const std::string& axis_name, const std::vector<device
   if (owners.size() < 2 || !owners.count(me))
     return;
   std::vector<int> processes(owners.begin(), owners.end());
-  auto steps = rt->service(pmap_steps, [] { return std::make_shared<step_counters>(); });
   // One sequence per device list, as the stages have: threads mapping different devices at once
-  // need no order between them.
-  const auto name = communicator_name("am.pmap/", processes) + communicator_name(" devices ", ids);
-  const auto signature = pmap_signature(axis_name, ids, in_axes, out_axes, args);
-  try {
-    rt->cluster().check_collective(name, steps->take(name), processes, signature, rt->config().collective_timeout);
-  } catch (const desync_error& e) {
-    // As a collective's desync or timeout does: this process's recent collectives go to its flight
-    // recorder, and the error says where.
-    throw desync_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
-  } catch (const timeout_error& e) {
-    throw timeout_error(e.what() + observability::flight_recorder_note(observability::dump_flight_recorder(me, e.what())));
-  }
+  // need no order between them. Its name is the same in every process, and names the call in errors.
+  std::string sequence = "pmap over devices [";
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    sequence += (k ? ", " : "") + std::to_string(ids[k]);
+  sequence += "]";
+  agree_across(*rt, sequence, processes, pmap_signature(axis_name, ids, in_axes, out_axes, args),
+               rt->config().collective_timeout);
 }
 
 } // namespace am::detail

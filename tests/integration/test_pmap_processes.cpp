@@ -227,7 +227,7 @@ TEST_CASE("a process killed mid-training ends the other's pmap step with a clear
 TEST_CASE("processes that make different pmap calls both get a desync error and a flight recorder dump, not a hang",
           "[integration][pmap][errors]") {
   // Checked when pmap is called, before any slice moves: the shapes differ.
-  expect_desync({"mismatch"}, std::regex(R"(^desync_error: Collective 0 of communicator 'am\.pmap/0,1 devices 0,2' differs between )"
+  expect_desync({"mismatch"}, std::regex(R"(^desync_error: pmap over devices \[0, 2\], call 0 differs between )"
                                        R"(processes \(desync\): process 0 issued pmap\(axis_name='i', devices \[0, 2\], )"
                                        R"(in_axes \(0\), out_axes \(None\)\) of \(float64\[2,4\]\) over processes \[0, 1\]; )"
                                        R"(process 1 issued pmap\(axis_name='i', devices \[0, 2\], in_axes \(0\), )"
@@ -237,7 +237,7 @@ TEST_CASE("processes that make different pmap calls both get a desync error and 
 TEST_CASE("processes that map the same shape along different in_axes get a desync error, not another region",
           "[integration][pmap][errors]") {
   expect_desync({"mismatch-axes"},
-                std::regex(R"(^desync_error: Collective 0 of communicator 'am\.pmap/0,1 devices 0,2' differs between )"
+                std::regex(R"(^desync_error: pmap over devices \[0, 2\], call 0 differs between )"
                            R"(processes \(desync\): process 0 issued pmap\(axis_name='i', devices \[0, 2\], )"
                            R"(in_axes \(0\), out_axes \(None\)\) of \(float64\[2,2\]\) over processes \[0, 1\]; )"
                            R"(process 1 issued pmap\(axis_name='i', devices \[0, 2\], in_axes \(1\), )"));
@@ -299,8 +299,13 @@ TEST_CASE("a process that stalls before a pmap call fails the other's call with 
   auto errors = lines_after(out, "error ");
   REQUIRE(errors.size() == 1);
   // The second call's agreement check is where process 0 waits for it.
-  CHECK(std::regex_search(errors[0], std::regex(R"(^timeout_error: Collective 1 of communicator 'am\.pmap/0,1 devices 0,2' )"
+  CHECK(std::regex_search(errors[0], std::regex(R"(^timeout_error: pmap over devices \[0, 2\], call 1 )"
                                                 R"(timed out after \d+ ms: process 1 has not arrived)")));
+  // The latecomer, finding process 0 gone, reports process 0's verdict (left in the store).
+  auto late = lines_after(group[1].output(), "error ");
+  REQUIRE(late.size() == 1);
+  CHECK(late[0].find("pmap over devices [0, 2], call 1 timed out after 2000 ms: process 1 has not arrived") !=
+        std::string::npos);
   CHECK(std::filesystem::exists(dir / "flight_recorder.0.txt"));
   CHECK(group[0].status == 1);
   std::filesystem::remove_all(dir);
