@@ -54,7 +54,7 @@ bool all_equal(const std::byte* bytes, std::size_t n, std::uint8_t value) {
 }
 
 /// Where the engine's time goes, from this process's flight recorder: the median time from issue
-/// to the cluster's check passing (queue + supervisor round trip) and from there to the end (Gloo),
+/// to the participants' check passing (queue + fingerprint exchange) and from there to the end (Gloo),
 /// over the recorded `op` entries of communicator `comm`.
 void report_phases(const char* what, const std::string& key, const std::string& comm, const std::string& op,
                    const std::string& shape = "") {

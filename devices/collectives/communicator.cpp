@@ -368,14 +368,21 @@ struct communicator::impl {
       if (!own_timeout && !missing.empty()) // the peers closed: did they give up waiting for this one?
         if (auto verdict = verdict_of(op, deadline))
           return in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
-      auto explained = explain_failure(exchanged.error, op, deadline);
-      if (missing.empty() || holds<process_failure_error>(explained)) // a failed process is named already
-        return explained;
-      if (own_timeout && holds<timeout_error>(explained)) {
+      if (own_timeout && !missing.empty() && !broken.load(std::memory_order_acquire)) {
+        // Those that never sent theirs are the cause, unless one of them has failed; a peer that
+        // has failed since (it gave up on this step first, and stopped) is not.
+        try {
+          cluster.check_alive(missing);
+        } catch (...) {
+          return detail::with_context(std::current_exception(), op.where);
+        }
         const std::string text = detail::not_arrived_text(op.check_what, op.limit.count(), missing, process());
         publish_verdict(op, text);
         return in_check_context(op, std::make_exception_ptr(timeout_error(text)));
       }
+      auto explained = explain_failure(exchanged.error, op, deadline);
+      if (missing.empty() || holds<process_failure_error>(explained)) // a failed process is named already
+        return explained;
       return detail::with_note(explained, " (the fingerprint of process" + std::string(missing.size() == 1 ? " " : "es ")
                                             + detail::join_list(missing) + " had not come)");
     }
@@ -516,6 +523,11 @@ struct communicator::impl {
       } catch (...) {
         failure = detail::with_context(std::current_exception(), op.where);
       }
+      // A peer that gave up on this step's check, and then stopped, failed after it published
+      // why: its verdict names the cause, as it does on that peer.
+      if (failure && !op.check.by_cluster && holds<process_failure_error>(failure))
+        if (auto verdict = verdict_of(op, clock::now()))
+          failure = in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
       if (!failure && clock::now() >= give_up)
         failure = std::make_exception_ptr(timeout_error(op.where + ": no result within the timeout of "
                                                         + ms_text(limit) + " (and " + ms_text(answer_grace)
