@@ -169,8 +169,9 @@ struct communicator::impl {
   std::string broken_reason;
   std::atomic<bool> broken{false};
   std::unique_ptr<detail::gloo_engine> engine; // written by the worker (creation), aborted by anyone
-  /// The worker's: the receives of the next collective's fingerprints, posted as the last one
-  /// ended (gloo_engine::post_fingerprints), and that collective's step. Goes before the engine.
+  /// The worker's: the receives of the next collective's fingerprints, posted before the current
+  /// one's record was sent (gloo_engine::post_fingerprints), and that collective's step. Goes
+  /// before the engine.
   std::shared_ptr<void> next_fingerprints;
   std::uint64_t next_fingerprints_step = 0;
 
@@ -338,7 +339,6 @@ struct communicator::impl {
     } catch (...) {
       return job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
     }
-    post_next_fingerprints(op);
     job.finish(nullptr);
   }
 
@@ -354,6 +354,10 @@ struct communicator::impl {
     if (op.check.lane == detail::gloo_engine::fingerprint_lane::collectives && next_fingerprints_step == op.step)
       posted = std::move(next_fingerprints);
     next_fingerprints.reset();
+    // The next step's receives go up before this step's record goes out: a peer sends its next
+    // record only once it has this one, so no record ever arrives before its receive (Gloo's loop
+    // thread keeps polling a socket whose data has no receive: doc/performance.md).
+    post_next_fingerprints(op);
     const auto mine = detail::encode_fingerprint(op.step, op.signature);
     auto exchanged = engine->exchange_fingerprints(mine, op.check.peer_ranks, op.check.lane,
                                                    static_cast<std::uint32_t>(op.step),
@@ -451,7 +455,7 @@ struct communicator::impl {
     return op.check_errors_in_context ? detail::with_context(std::move(error), op.where) : error;
   }
 
-  /// After collective `op` succeeded, posts the receives of the next collective's fingerprints.
+  /// Before `op`'s record goes out, posts the receives of the next collective's fingerprints.
   void post_next_fingerprints(const operation& op) {
     if (op.check.lane != detail::gloo_engine::fingerprint_lane::collectives || !engine)
       return;

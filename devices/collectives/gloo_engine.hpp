@@ -86,7 +86,7 @@ public:
   };
 
   /// Posts the receives of the exchange on (`lane`, `tag`) with `peers` ahead of it (the receives
-  /// of the next step, posted as the current one ends), so that a peer's record never arrives
+  /// of the next step, posted before this step's record is sent), so that a peer's record never arrives
   /// before its receive (post_all_gather says why that matters). Null for no peers.
   std::shared_ptr<void> post_fingerprints(const std::vector<int>& peers, fingerprint_lane lane, std::uint32_t tag);
 
