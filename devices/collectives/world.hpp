@@ -14,7 +14,8 @@ namespace am {
 /// empty), bound to the runtime's data-plane address, with the collective timeout option as its
 /// default timeout. Collective: every process in the list makes it with the same name. On the
 /// controller of a single-controller cluster an empty list is refused with am::runtime_error (the
-/// workers never join).
+/// workers never join). Names starting with "am." are the runtime's own and are refused with
+/// am::value_error.
 std::unique_ptr<communicator> make_communicator(const std::string& name, std::vector<int> processes = {});
 
 } // namespace am

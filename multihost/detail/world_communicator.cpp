@@ -1,7 +1,7 @@
 #include "multihost/detail/world_communicator.hpp"
 
 #include "actors/errors.hpp"
-#include "devices/collectives/world.hpp"
+#include "devices/collectives/runtime_communicator.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <memory>
@@ -33,7 +33,7 @@ communicator& world_communicator() {
       throw runtime_error("The multihost utilities' communicator could not be created earlier, so they refuse "
                           "further operations: " + holder->failed);
     try {
-      holder->comm = make_communicator("am.multihost");
+      holder->comm = make_runtime_communicator("am.multihost");
     } catch (const std::exception& e) {
       holder->failed = e.what();
       throw;
