@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Barriers and small collectives whose participants check each other (issue 24): each figure from
-# this build, optionally from an earlier build (the supervisor's check), and from Open MPI, run
+# this build (checks over shared memory, and again over TCP as between machines), optionally from an
+# earlier build, and from Open MPI, run
 # alternately RUNS times in the same minutes; prints every figure's median and range over the runs
 # and the ratios of the medians.
 #
@@ -22,9 +23,14 @@ if [[ $# -lt 1 || ! -d "$1" ]]; then
 fi
 builds=("$(cd "$1" && pwd)")
 names=(now)
+checks=(auto) # AM_COLLECTIVE_CHECKS: auto (shared memory on one machine) or tcp (the path between machines)
+builds+=("${builds[0]}")
+names+=("now, TCP checks")
+checks+=(tcp)
 if [[ $# -ge 2 && -d "$2" ]]; then
   builds+=("$(cd "$2" && pwd)")
   names+=(before)
+  checks+=(auto)
 fi
 runs=${3:-3}
 rounds=1000
@@ -76,7 +82,7 @@ for ((run = 1; run <= runs; ++run)); do
     f="barrier, $n processes, us"
     [[ $run == 1 ]] && order+=("$f")
     for k in "${!builds[@]}"; do
-      sample "$f" "${names[$k]}" am_barrier_us 120 "${builds[$k]}/tools/actormesh" launch --cpu-devices 1 -n "$n" \
+      sample "$f" "${names[$k]}" am_barrier_us 120 env AM_COLLECTIVE_CHECKS="${checks[$k]}" "${builds[$k]}/tools/actormesh" launch --cpu-devices 1 -n "$n" \
         --timeout 110 -- "${builds[$k]}/bench/bench_cluster_barrier" --rounds 2000
     done
     if ((have_mpi)); then
@@ -90,7 +96,7 @@ for ((run = 1; run <= runs; ++run)); do
   mg="process_allgather 1 KiB, 4 processes, us" mb="broadcast_one_to_all 1 KiB, 4 processes, us"
   [[ $run == 1 ]] && order+=("$fg" "$fb" "$mg" "$mb")
   for k in "${!builds[@]}"; do
-    timeout -k 5 300 "${builds[$k]}/tools/actormesh" launch --cpu-devices 1 -n 4 --timeout 290 -- \
+    timeout -k 5 300 env AM_COLLECTIVE_CHECKS="${checks[$k]}" "${builds[$k]}/tools/actormesh" launch --cpu-devices 1 -n 4 --timeout 290 -- \
       "${builds[$k]}/bench/bench_multihost_utils" --bytes 1024 --rounds "$rounds" > "$log" 2>&1
     for pair in "$fg:comm_allgather_us" "$fb:comm_bcast_us" "$mg:mh_allgather_us" "$mb:mh_bcast_us"; do
       v=$(sed -n "s/^\(\[[0-9]*\] \)\{0,1\}RESULT ${pair##*:} //p" "$log" | tail -n 1)
@@ -118,13 +124,14 @@ median() { stats "$1" | cut -d' ' -f1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 echo
-echo "| figure | now | before | MPI TCP | MPI shm | now/MPI TCP | now/MPI shm | now/before |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| figure | now | now, TCP checks | before | MPI TCP | MPI shm | now/MPI TCP | now/MPI shm | TCP checks/MPI TCP | now/before |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for f in "${order[@]}"; do
-  now=${figures["$f|now"]:-} before=${figures["$f|before"]:-} tcp=${figures["$f|MPI TCP"]:-} shm=${figures["$f|MPI shm"]:-}
-  echo "| $f | $(stats "$now") | $(stats "$before") | $(stats "$tcp") | $(stats "$shm") |" \
+  now=${figures["$f|now"]:-} over_tcp=${figures["$f|now, TCP checks"]:-} before=${figures["$f|before"]:-}
+  tcp=${figures["$f|MPI TCP"]:-} shm=${figures["$f|MPI shm"]:-}
+  echo "| $f | $(stats "$now") | $(stats "$over_tcp") | $(stats "$before") | $(stats "$tcp") | $(stats "$shm") |" \
     "$(ratio "$(median "$now")" "$(median "$tcp")") | $(ratio "$(median "$now")" "$(median "$shm")") |" \
-    "$(ratio "$(median "$now")" "$(median "$before")") |"
+    "$(ratio "$(median "$over_tcp")" "$(median "$tcp")") | $(ratio "$(median "$now")" "$(median "$before")") |"
 done
 echo
 echo "Ratios are times, ours over the peer's: lower is better (issue 24's targets: barrier <= 1.0x MPI over TCP"

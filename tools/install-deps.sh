@@ -15,6 +15,7 @@ packages=(
   libopenblas-dev          # matrix products of the CPU devices (BLAS)
   libdnnl2                 # oneDNN: the float32 products, opened at run time (devices/cpu/onednn_sgemm.hpp)
   libgloo-dev              # collectives across processes on host memory (devices/collectives/)
+  libucx-dev               # UCX: the collectives' checks over shared memory (devices/collectives/shm_mesh.hpp)
   libjemalloc-dev          # the allocator of programs using actormesh (see cmake/Jemalloc.cmake)
   libpng-dev               # `actormesh trace summary --png` (without it, --png refuses)
   python3                  # the test unit/doc_snippets (tests/doc_snippets/check_docs.py)

@@ -8,13 +8,16 @@
 #include "devices/collectives/collective_errors.hpp"
 #include "devices/collectives/collective_fingerprint.hpp"
 #include "devices/collectives/collective_job.hpp"
+#include "devices/collectives/fingerprint_dissemination.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 #include "devices/collectives/serial_worker.hpp"
+#include "devices/collectives/shm_mesh.hpp"
 #include "observability/flight_recorder.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <limits>
 #include <map>
@@ -169,11 +172,20 @@ struct communicator::impl {
   std::string broken_reason;
   std::atomic<bool> broken{false};
   std::unique_ptr<detail::gloo_engine> engine; // written by the worker (creation), aborted by anyone
+  /// The shared-memory mesh the checks travel over when every rank runs on this machine (null
+  /// otherwise: they travel over Gloo). Written by the worker at creation, aborted by anyone.
+  std::unique_ptr<detail::shm_mesh> mesh;
   /// The worker's: the receives of the next collective's fingerprints, posted before the current
   /// one's record was sent (gloo_engine::post_fingerprints), and that collective's step. Goes
   /// before the engine.
   std::shared_ptr<void> next_fingerprints;
   std::uint64_t next_fingerprints_step = 0;
+
+  /// Operations queued on the worker and not yet finished; an agreement running on its caller's
+  /// thread (the worker's next operation waits for `ran_here`). Guarded by `mutex`.
+  std::size_t queued = 0;
+  bool running_here = false;
+  std::condition_variable ran_here;
 
   detail::serial_worker worker; // declared last: joined before the engine goes
 
@@ -218,6 +230,8 @@ struct communicator::impl {
     broken.store(true, std::memory_order_release);
     if (engine)
       engine->abort("communicator '" + name + "' broke: " + reason);
+    if (mesh)
+      mesh->abort("communicator '" + name + "' broke: " + reason);
   }
 
   /// A collective over every rank: numbered in the communicator's own sequence.
@@ -232,7 +246,8 @@ struct communicator::impl {
     const milliseconds limit = timeout_of(t);
     throw_if_broken();
     const std::string signature = kind.signature();
-    submit_and_wait(limit, [&] {
+    const bool agreement = !kind.label.empty(); // moves no bytes: may run on this thread
+    submit_and_wait(limit, agreement, [&] {
       const std::uint64_t step = ++steps;
       const auto tag = static_cast<std::uint32_t>(step);
       operation op{kind, signature, name, step, processes, where(signature, name, step),
@@ -264,7 +279,7 @@ struct communicator::impl {
     const std::string id = name + "/p2p/" + std::to_string(processes[from]) + "->" + std::to_string(processes[to]);
     std::vector<int> pair{processes[from], processes[to]};
     std::sort(pair.begin(), pair.end());
-    submit_and_wait(limit, [&] {
+    submit_and_wait(limit, false, [&] {
       const std::uint64_t step = p2p_steps[{from, to}]++;
       const auto lane = from < to ? detail::gloo_engine::fingerprint_lane::to_higher_rank
                                   : detail::gloo_engine::fingerprint_lane::to_lower_rank;
@@ -277,22 +292,65 @@ struct communicator::impl {
   }
 
   /// Numbers the operation (`make()`, under the lock) and queues it under the same lock, so steps
-  /// follow the worker's order, then waits for it.
+  /// follow the worker's order, then waits for it. An agreement (`may_run_here`: no bytes to move)
+  /// runs on the calling thread instead when the checks travel over the shared-memory mesh and
+  /// nothing is queued before it: no hand-off to the worker and back (operations numbered while it
+  /// runs queue behind it; the worker waits for it to end).
   template <class Make>
-  void submit_and_wait(milliseconds limit, Make make) {
+  void submit_and_wait(milliseconds limit, bool may_run_here, Make make) {
     const auto deadline = clock::now() + limit;
     auto job = std::make_shared<detail::collective_job>();
     std::shared_ptr<operation> op;
+    bool here = false;
     {
       std::lock_guard<std::mutex> guard(mutex);
       op = std::make_shared<operation>(make());
       op->record = observability::process_flight_recorder().issue(op->check_id, op->step, op->kind.name,
                                                                   op->kind.type_name, op->kind.shape, op->signature,
                                                                   op->participants);
-      worker.post([this, job, op, deadline] { execute(*job, *op, deadline); });
+      here = may_run_here && mesh && queued == 0 && !running_here;
+      if (here)
+        running_here = true;
+      else {
+        ++queued;
+        worker.post([this, job, op, deadline] {
+          {
+            std::unique_lock<std::mutex> lock(mutex);
+            ran_here.wait(lock, [this] { return !running_here; });
+          }
+          execute(*job, *op, deadline);
+          std::lock_guard<std::mutex> done(mutex);
+          --queued;
+        });
+      }
     }
-    await(*job, *op, deadline, limit);
+    if (here)
+      run_here(*op, deadline);
+    else
+      await(*job, *op, deadline, limit);
     observability::process_flight_recorder().mark(op->record, observability::op_state::completed);
+  }
+
+  /// An agreement on the calling thread: its check over the mesh, asking the cluster meanwhile
+  /// whether the participants live (as await does for the worker's operations).
+  void run_here(const operation& op, clock::time_point deadline) {
+    struct done_here {
+      impl& self;
+      ~done_here() {
+        std::lock_guard<std::mutex> guard(self.mutex);
+        self.running_here = false;
+        self.ran_here.notify_all();
+      }
+    } done{*this};
+    if (broken.load(std::memory_order_acquire))
+      std::rethrow_exception(broken_error());
+    auto failure = check_over_mesh(op, deadline, [&] { cluster.check_alive(op.participants); });
+    if (failure && holds<process_failure_error>(failure))
+      if (auto verdict = verdict_of(op, clock::now())) // a peer gave up first, said why, and stopped
+        failure = in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
+    if (failure)
+      std::rethrow_exception(broken.load(std::memory_order_acquire) ? failure : fail(op, failure));
+    observability::process_flight_recorder().mark(op.record, observability::op_state::checked);
   }
 
   /// A failure of `op`: recorded, the flight recorder written out (the error then says where), and
@@ -350,6 +408,8 @@ struct communicator::impl {
   std::exception_ptr check_with_peers(const operation& op, clock::time_point deadline) {
     if (op.check.peer_ranks.empty())
       return nullptr; // a communicator of one
+    if (mesh)
+      return check_over_mesh(op, deadline);
     std::shared_ptr<void> posted;
     if (op.check.lane == detail::gloo_engine::fingerprint_lane::collectives && next_fingerprints_step == op.step)
       posted = std::move(next_fingerprints);
@@ -372,37 +432,39 @@ struct communicator::impl {
       if (!own_timeout && !missing.empty()) // the peers closed: did they give up waiting for this one?
         if (auto verdict = verdict_of(op, deadline))
           return in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
-      if (own_timeout && !missing.empty() && !broken.load(std::memory_order_acquire)) {
-        // Those that never sent theirs are the cause, unless one of them has failed; a peer that
-        // has failed since (it gave up on this step first, and stopped) is not.
-        try {
-          cluster.check_alive(missing);
-        } catch (...) {
-          return detail::with_context(std::current_exception(), op.where);
-        }
-        const std::string text = detail::not_arrived_text(op.check_what, op.limit.count(), missing, process());
-        publish_verdict(op, text);
-        return in_check_context(op, std::make_exception_ptr(timeout_error(text)));
-      }
+      if (own_timeout && !missing.empty() && !broken.load(std::memory_order_acquire))
+        return name_the_missing(op, missing);
       auto explained = explain_failure(exchanged.error, op, deadline);
       if (missing.empty() || holds<process_failure_error>(explained)) // a failed process is named already
         return explained;
       return detail::with_note(explained, " (the fingerprint of process" + std::string(missing.size() == 1 ? " " : "es ")
                                             + detail::join_list(missing) + " had not come)");
     }
-    // Rank order: the records of the participants by process index.
+    const std::vector<int> group = group_of(op);
+    std::vector<std::byte> records;
+    for (int r : group) {
+      auto* record = exchanged.records.data() + static_cast<std::size_t>(r) * detail::fingerprint_bytes;
+      records.insert(records.end(), record, record + detail::fingerprint_bytes);
+    }
+    return judge(op, group, records);
+  }
+
+  /// The ranks taking part in `op`'s check, this one among them, ascending.
+  std::vector<int> group_of(const operation& op) const {
     std::vector<int> ranks{rank};
     ranks.insert(ranks.end(), op.check.peer_ranks.begin(), op.check.peer_ranks.end());
     std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  }
+
+  /// The desync error when the records of `group` (in its order) differ, or null.
+  std::exception_ptr judge(const operation& op, const std::vector<int>& group, const std::vector<std::byte>& records) {
     std::vector<int> by_process;
-    std::vector<std::byte> records;
     std::size_t mine_at = 0;
-    for (int r : ranks) {
+    for (int r : group) {
       if (r == rank)
         mine_at = by_process.size();
       by_process.push_back(processes[static_cast<std::size_t>(r)]);
-      auto* record = exchanged.records.data() + static_cast<std::size_t>(r) * detail::fingerprint_bytes;
-      records.insert(records.end(), record, record + detail::fingerprint_bytes);
     }
     const std::string disagreement = detail::fingerprint_disagreement(
       op.check_what, by_process, records.data(), mine_at,
@@ -410,6 +472,46 @@ struct communicator::impl {
     if (disagreement.empty())
       return nullptr;
     return in_check_context(op, std::make_exception_ptr(desync_error(disagreement)));
+  }
+
+  /// This rank's time for `op`'s check ran out and the processes `missing` never came: they are
+  /// the cause, unless one of them has failed (a peer that gave up on this step first, and
+  /// stopped, is not). The verdict goes to the store, and to the peers over the mesh, so that they
+  /// and a latecomer report the same.
+  std::exception_ptr name_the_missing(const operation& op, const std::vector<int>& missing) {
+    try {
+      cluster.check_alive(missing);
+    } catch (...) {
+      return detail::with_context(std::current_exception(), op.where);
+    }
+    const std::string text = detail::not_arrived_text(op.check_what, op.limit.count(), missing, process());
+    if (mesh)
+      detail::send_verdict(*mesh, group_of(op), static_cast<std::uint8_t>(op.check.lane), op.step, text);
+    publish_verdict(op, text);
+    return in_check_context(op, std::make_exception_ptr(timeout_error(text)));
+  }
+
+  /// `op`'s check over the shared-memory mesh (fingerprint_dissemination.hpp).
+  /// `idle`, when given, runs every participant_liveness_poll while it waits.
+  std::exception_ptr check_over_mesh(const operation& op, clock::time_point deadline,
+                                     const std::function<void()>& idle = {}) {
+    const std::vector<int> group = group_of(op);
+    auto outcome =
+      detail::disseminate_fingerprints(*mesh, group, static_cast<std::uint8_t>(op.check.lane), op.step,
+                                       detail::encode_fingerprint(op.step, op.signature), deadline, idle,
+                                       detail::participant_liveness_poll);
+    if (outcome.verdict)
+      return in_check_context(op, std::make_exception_ptr(timeout_error(*outcome.verdict)));
+    if (outcome.error) {
+      if (holds<timeout_error>(outcome.error) && !outcome.missing.empty() && !broken.load(std::memory_order_acquire)) {
+        std::vector<int> missing;
+        for (int r : outcome.missing)
+          missing.push_back(processes[static_cast<std::size_t>(r)]);
+        return name_the_missing(op, missing);
+      }
+      return explain_failure(outcome.error, op, deadline);
+    }
+    return judge(op, group, outcome.records);
   }
 
   /// The store key under which the participants that timed out in `op`'s check say who had not
@@ -457,7 +559,7 @@ struct communicator::impl {
 
   /// Before `op`'s record goes out, posts the receives of the next collective's fingerprints.
   void post_next_fingerprints(const operation& op) {
-    if (op.check.lane != detail::gloo_engine::fingerprint_lane::collectives || !engine)
+    if (op.check.lane != detail::gloo_engine::fingerprint_lane::collectives || !engine || mesh)
       return;
     const std::vector<int> peers = other_ranks();
     try {
@@ -568,15 +670,21 @@ struct communicator::impl {
   void create() {
     const operation_kind kind("create over processes " + detail::bracketed_list_text(processes));
     const std::string signature = kind.signature();
-    submit_and_wait(timeout, [&] {
+    submit_and_wait(timeout, false, [&] {
       return operation{kind, signature, name, 0, processes, where(signature, name, 0), [this](milliseconds left) {
-                         auto created = std::make_unique<detail::gloo_engine>(
-                           cluster, "am/gloo/" + name + "/", rank, static_cast<int>(processes.size()),
-                           bind_address, clock::now() + left);
+                         const auto until = clock::now() + left;
+                         const int size = static_cast<int>(processes.size());
+                         auto created = std::make_unique<detail::gloo_engine>(cluster, "am/gloo/" + name + "/", rank,
+                                                                              size, bind_address, until);
+                         auto shared = detail::shm_mesh::connect(cluster, "am/shm/" + name + "/", rank, size, until);
                          std::lock_guard<std::mutex> guard(mutex);
                          engine = std::move(created);
-                         if (broken.load(std::memory_order_relaxed))
+                         mesh = std::move(shared);
+                         if (broken.load(std::memory_order_relaxed)) {
                            engine->abort("communicator '" + name + "' broke: " + broken_reason);
+                           if (mesh)
+                             mesh->abort("communicator '" + name + "' broke: " + broken_reason);
+                         }
                        }};
     });
   }

@@ -46,17 +46,18 @@ double resident_mib() {
   return static_cast<double>(pages_resident) * 4096.0 / (1024.0 * 1024.0);
 }
 
-/// Runs `step` until `count` steps or `budget` ran out; returns the steps done. Resident memory is
+/// Runs `step` until `count` steps or `budget` ran out, but at least `at_least` steps (a count, not
+/// a time: a loaded machine takes longer rather than failing); returns the steps done. Resident memory is
 /// sampled once a quarter of the steps or of the budget is spent (after warm-up) and at the end.
 template <class F>
 std::int64_t soak(std::int64_t count, std::chrono::steady_clock::duration budget, double& warm_mib,
-                  double& end_mib, F&& step) {
+                  double& end_mib, F&& step, std::int64_t at_least = 0) {
   auto start = std::chrono::steady_clock::now();
   bool warm = false;
   std::int64_t i = 0;
   for (; i < count; ++i) {
     auto elapsed = std::chrono::steady_clock::now() - start;
-    if (elapsed > budget)
+    if (elapsed > budget && i >= at_least)
       break;
     if (!warm && (i >= count / 4 || elapsed > budget / 4)) {
       warm = true;
@@ -87,12 +88,11 @@ TEST_CASE("millions of shardings and their derived shardings keep memory flat", 
       (void)detail::transposed(one, {1, 0});
     }
     (void)r, (void)t, (void)d;
-  });
+  }, under_sanitizer ? 0 : 100'000); // at least 100,000, however loaded the machine
   WARN(steps << " shardings (and 3 derived from each) in the time bound; resident memory " << warm
              << " MiB after warm-up, " << end << " MiB at the end");
   CHECK(detail::derived_sharding_memo_size() <= 4096);
   if (!under_sanitizer) {
-    CHECK(steps >= 100'000);
     CHECK(end - warm < 16.0);
   }
 }
@@ -113,14 +113,13 @@ TEST_CASE("arrays on ever new shardings keep the eager plans and memory bounded"
     auto y = sum(x * 2.0 + 1.0, {0});
     if (i % 64 == 0)
       checksum += y.to_host().get<float>({0}); // wait for the devices now and then
-  });
+  }, under_sanitizer ? 0 : 1'000); // at least 1,000 rounds, however loaded the machine, for the memory bound to mean something
   WARN(steps << " rounds of 4 arrays on new shardings in the time bound; resident memory " << warm
              << " MiB after warm-up, " << end << " MiB at the end");
   CHECK(checksum > 0);
   CHECK(detail::eager_plan_count() <= 4096);
   CHECK(detail::derived_sharding_memo_size() <= 4096);
   if (!under_sanitizer) {
-    CHECK(steps >= 1'000); // 64 devices on a loaded machine do about 2000 in the time bound
     CHECK(end - warm < 48.0);
   }
 }

@@ -1,0 +1,96 @@
+/// The processes of one communicator that all run on this machine, connected over shared memory
+/// through UCX (one copy between processes, no socket, no port to listen on), driven by the thread
+/// that waits: no transport thread of its own. The communicator checks each collective's
+/// fingerprints over it (fingerprint_dissemination.hpp); communicators whose processes span
+/// machines keep Gloo's authenticated TCP for that (doc/architecture.md, "Collectives engine").
+/// Internal.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace am::detail {
+
+class cluster_services;
+
+/// One rank's end of a full mesh of UCX endpoints over shared memory. Messages are tagged (64 bits,
+/// matched under a mask); sends and receives never block; wait() progresses the mesh on the calling
+/// thread, spinning briefly and then sleeping on UCX's event descriptor until something arrives.
+/// One thread at a time uses it; abort() may come from any thread.
+class shm_mesh {
+public:
+  using clock = std::chrono::steady_clock;
+
+  /// A message on its way out or in. Filled by the mesh; read by its owner once done.
+  struct transfer {
+    std::vector<std::byte> bytes; ///< what is sent, or room for what arrives
+    bool done = false;            ///< completed (successfully or not)
+    bool failed = false;          ///< completed with an error (or cancelled)
+    std::string error;            ///< UCX's status text when failed
+    std::size_t length = 0;       ///< bytes that arrived (receives)
+    std::uint64_t tag = 0;        ///< the sender's tag (receives)
+    void* request = nullptr;      ///< UCX's request while in flight
+  };
+
+  /// Connects rank `rank` of `size` with every other rank when UCX is here and every rank runs
+  /// on this machine (same kernel, IPC and PID namespaces); otherwise returns null, and every
+  /// rank returns null alike, since each decides from what all ranks published in the cluster's
+  /// store under `store_prefix`. AM_COLLECTIVE_CHECKS=tcp in any rank's environment makes all of
+  /// them keep to TCP (the tests of the path between machines use it). Throws the store's errors
+  /// when a rank does not publish before `deadline`.
+  static std::unique_ptr<shm_mesh> connect(cluster_services& cluster, const std::string& store_prefix, int rank,
+                                           int size, clock::time_point deadline);
+
+  ~shm_mesh();
+  shm_mesh(const shm_mesh&) = delete;
+  shm_mesh& operator=(const shm_mesh&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+
+  /// Sends `bytes` to rank `peer` under `tag`. The transfer owns the bytes until it is done.
+  std::shared_ptr<transfer> send(int peer, std::uint64_t tag, std::vector<std::byte> bytes);
+
+  /// Receives one message whose tag matches `tag` on the bits of `mask`, of at most `capacity` bytes
+  /// (a longer one fails the transfer).
+  std::shared_ptr<transfer> receive(std::uint64_t tag, std::uint64_t mask, std::size_t capacity);
+
+  /// Withdraws a receive that has not matched (it completes as failed).
+  void cancel(const std::shared_ptr<transfer>& t);
+
+  /// Why wait() returned.
+  enum class wake { ready, timed_out, aborted };
+
+  /// Progresses the mesh until `ready()` holds, `until` passes, or the mesh is aborted.
+  wake wait(const std::function<bool()>& ready, clock::time_point until);
+
+  /// Ends every wait in progress and every later one with wake::aborted. Thread-safe, idempotent.
+  void abort(const std::string& reason) noexcept;
+
+  /// The first abort's reason ("" while not aborted).
+  std::string abort_reason() const;
+
+  struct state; // UCX's objects (shm_mesh.cpp)
+
+private:
+  shm_mesh(std::unique_ptr<state> s, int rank, int size);
+
+  /// Progresses once; true when UCX did something.
+  bool progress();
+
+  std::unique_ptr<state> state_;
+  int rank_;
+  int size_;
+  std::atomic<bool> aborted_{false};
+  mutable std::mutex reason_mutex_;
+  std::string reason_;
+};
+
+} // namespace am::detail
