@@ -149,7 +149,42 @@ struct operation {
   /// complete, as the supervisor's barrier errors do).
   std::string check_what = {};
   bool check_errors_in_context = true;
+
+  /// A small collective whose bytes travel with its fingerprints over the shared-memory mesh: what
+  /// this rank carries and expects of each rank, and `land`, which puts the bytes of every rank
+  /// (by rank) where the caller wants them. Empty `land`: the bytes go through Gloo (`move`).
+  detail::dissemination_payload carried = {};
+  std::function<void(const std::vector<std::vector<std::byte>>&)> land = {};
 };
+
+/// The most bytes (a rank's buffer times the ranks) a collective carries with its fingerprints over
+/// the shared-memory mesh; larger ones go through Gloo (doc/performance.md).
+constexpr std::size_t carry_limit = 256 * 1024;
+
+/// What a small collective carries over the mesh (operation::carried and land), as its caller
+/// describes it.
+struct carried_bytes {
+  detail::dissemination_payload payload;
+  std::function<void(const std::vector<std::vector<std::byte>>&)> land;
+};
+
+/// Rank `r`'s bytes among what a carried collective brought (by rank), refusing bytes that did
+/// not arrive whole (`bytes` expected; a peer's malformed message).
+const std::vector<std::byte>& landed_bytes(const std::vector<std::vector<std::byte>>& landed, std::size_t r,
+                                           std::size_t bytes, const std::vector<int>& processes) {
+  if (r >= landed.size() || landed[r].size() != bytes)
+    throw runtime_error("the bytes of process " + std::to_string(processes[r])
+                        + " did not arrive whole over shared memory ("
+                        + std::to_string(r < landed.size() ? landed[r].size() : 0) + " of " + std::to_string(bytes)
+                        + " bytes)");
+  return landed[r];
+}
+
+/// A copy of `bytes` bytes at `data`.
+std::vector<std::byte> copy_of(const void* data, std::size_t bytes) {
+  const auto* begin = static_cast<const std::byte*>(data);
+  return bytes == 0 ? std::vector<std::byte>{} : std::vector<std::byte>(begin, begin + bytes);
+}
 
 } // namespace
 
@@ -242,22 +277,38 @@ struct communicator::impl {
   /// `prepare(engine, tag)`, when given, runs on the worker before the cluster's check.
   using preparer = std::function<void(detail::gloo_engine&, std::uint32_t)>;
 
-  void run_collective(const operation_kind& kind, mover move, const timeout_type& t, preparer prepare = {}) {
+  /// `carry`, when given and the mesh is there, describes the operation's bytes so that they
+  /// travel with its fingerprints (a small collective; then neither `move` nor `prepare` runs).
+  void run_collective(const operation_kind& kind, mover move, const timeout_type& t, preparer prepare = {},
+                      const std::function<carried_bytes()>& carry = {}) {
     const milliseconds limit = timeout_of(t);
     throw_if_broken();
     const std::string signature = kind.signature();
-    const bool agreement = !kind.label.empty(); // moves no bytes: may run on this thread
-    submit_and_wait(limit, agreement, [&] {
+    std::optional<carried_bytes> carried;
+    if (carry && mesh)
+      carried = carry(); // copies the caller's input now: a worker may send it after the caller gave up
+    // An agreement moves no bytes and a carried collective moves them with its check: either may
+    // run on this thread.
+    const bool may_run_here = !kind.label.empty() || carried;
+    submit_and_wait(limit, may_run_here, [&] {
       const std::uint64_t step = ++steps;
       const auto tag = static_cast<std::uint32_t>(step);
       operation op{kind, signature, name, step, processes, where(signature, name, step),
                    [this, move, tag](milliseconds left) { move(*engine, tag, left); },
                    {false, other_ranks(), detail::gloo_engine::fingerprint_lane::collectives}, limit};
-      if (prepare)
+      if (carried) {
+        op.carried = std::move(carried->payload);
+        op.land = std::move(carried->land);
+      } else if (prepare)
         op.prepare = [this, prepare, tag] { prepare(*engine, tag); };
       name_for_check(op);
       return op;
     });
+  }
+
+  /// Whether a collective of `bytes` per rank travels with its check over the mesh.
+  bool carries(std::size_t bytes) const {
+    return mesh && bytes <= carry_limit / processes.size();
   }
 
   /// Sets how the check's errors name `op` (operation::check_what).
@@ -344,7 +395,15 @@ struct communicator::impl {
     } done{*this};
     if (broken.load(std::memory_order_acquire))
       std::rethrow_exception(broken_error());
-    auto failure = check_over_mesh(op, deadline, [&] { cluster.check_alive(op.participants); });
+    std::vector<std::vector<std::byte>> landed;
+    auto failure = check_over_mesh(op, deadline, [&] { cluster.check_alive(op.participants); }, &landed);
+    if (!failure && op.land) {
+      try {
+        op.land(landed);
+      } catch (...) {
+        failure = detail::with_context(std::current_exception(), op.where);
+      }
+    }
     if (failure && holds<process_failure_error>(failure))
       if (auto verdict = verdict_of(op, clock::now())) // a peer gave up first, said why, and stopped
         failure = in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
@@ -366,6 +425,7 @@ struct communicator::impl {
 
   /// Worker side: the cluster's check, then the bytes.
   void execute(detail::collective_job& job, const operation& op, clock::time_point deadline) {
+    std::vector<std::vector<std::byte>> landed; // a carried collective's bytes, by rank
     if (!job.begin_check())
       return job.finish(nullptr); // abandoned: the caller has reported already
     if (broken.load(std::memory_order_acquire))
@@ -383,7 +443,7 @@ struct communicator::impl {
       } catch (...) {
         return job.finish(fail(op, detail::with_context(std::current_exception(), op.where)));
       }
-    } else if (auto failure = check_with_peers(op, deadline)) {
+    } else if (auto failure = check_with_peers(op, deadline, &landed)) {
       // A caller that gave up has broken the communicator and reported already.
       return job.finish(broken.load(std::memory_order_acquire) ? failure : fail(op, failure));
     }
@@ -393,7 +453,10 @@ struct communicator::impl {
     if (broken.load(std::memory_order_acquire))
       return job.finish(broken_error());
     try {
-      op.move(std::max(detail::time_left(deadline), milliseconds(1)));
+      if (op.land)
+        op.land(landed); // the bytes came with the check
+      else
+        op.move(std::max(detail::time_left(deadline), milliseconds(1)));
     } catch (...) {
       return job.finish(fail(op, explain_failure(std::current_exception(), op, deadline)));
     }
@@ -405,11 +468,16 @@ struct communicator::impl {
   /// A peer whose fingerprint has not come by this rank's deadline is named as not arrived; a
   /// transport failure meanwhile is explained as one of the bytes (a failed process, or a peer that
   /// gave up at its own deadline).
-  std::exception_ptr check_with_peers(const operation& op, clock::time_point deadline) {
-    if (op.check.peer_ranks.empty())
-      return nullptr; // a communicator of one
+  /// `landed` receives the bytes of a carried collective (operation::land), by rank.
+  std::exception_ptr check_with_peers(const operation& op, clock::time_point deadline,
+                                      std::vector<std::vector<std::byte>>* landed) {
+    if (op.check.peer_ranks.empty()) { // a communicator of one
+      if (op.land)
+        *landed = {op.carried.mine};
+      return nullptr;
+    }
     if (mesh)
-      return check_over_mesh(op, deadline);
+      return check_over_mesh(op, deadline, {}, landed);
     std::shared_ptr<void> posted;
     if (op.check.lane == detail::gloo_engine::fingerprint_lane::collectives && next_fingerprints_step == op.step)
       posted = std::move(next_fingerprints);
@@ -493,13 +561,17 @@ struct communicator::impl {
 
   /// `op`'s check over the shared-memory mesh (fingerprint_dissemination.hpp).
   /// `idle`, when given, runs every participant_liveness_poll while it waits.
+  /// `landed` receives the payloads of a carried collective, by rank.
   std::exception_ptr check_over_mesh(const operation& op, clock::time_point deadline,
-                                     const std::function<void()>& idle = {}) {
+                                     const std::function<void()>& idle,
+                                     std::vector<std::vector<std::byte>>* landed) {
     const std::vector<int> group = group_of(op);
     auto outcome =
       detail::disseminate_fingerprints(*mesh, group, static_cast<std::uint8_t>(op.check.lane), op.step,
                                        detail::encode_fingerprint(op.step, op.signature), deadline, idle,
-                                       detail::participant_liveness_poll);
+                                       detail::participant_liveness_poll, op.carried);
+    if (landed)
+      *landed = std::move(outcome.payloads);
     if (outcome.verdict)
       return in_check_context(op, std::make_exception_ptr(timeout_error(*outcome.verdict)));
     if (outcome.error) {
@@ -745,12 +817,28 @@ void communicator::all_reduce(const void* input, void* output, std::size_t count
   check_buffer(input, count, "all_reduce's input");
   check_buffer(output, count, "all_reduce's output");
   detail::check_reducible(type, op);
+  const std::size_t bytes = checked_bytes(count, type);
+  const auto ranks = impl_->processes.size();
+  std::function<carried_bytes()> carry;
+  if (impl_->carries(bytes)) // every rank's input travels with the check; each reduces them in rank order
+    carry = [=, this] {
+      return carried_bytes{{copy_of(input, bytes), std::vector<std::size_t>(ranks, bytes)},
+                           [=, this](const std::vector<std::vector<std::byte>>& landed) {
+                             std::vector<std::byte> blocks(ranks * bytes);
+                             for (std::size_t r = 0; r < ranks; ++r) {
+                               const auto& block = landed_bytes(landed, r, bytes, impl_->processes);
+                               std::copy(block.begin(), block.end(), blocks.begin() + static_cast<std::ptrdiff_t>(r * bytes));
+                             }
+                             if (count != 0)
+                               detail::reduce_blocks(type, op, blocks.data(), static_cast<int>(ranks), count, output);
+                           }};
+    };
   impl_->run_collective(
     operation_kind("all_reduce(" + std::string(am::name(op)) + ")", type, count),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.all_reduce(input, output, count, type, op, tag, left);
     },
-    timeout);
+    timeout, {}, carry);
 }
 
 void communicator::all_gather(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {
@@ -759,13 +847,28 @@ void communicator::all_gather(const void* input, void* output, std::size_t count
   check_buffer(output, count, "all_gather's output");
   // The receives are posted before the check (gloo_engine::post_all_gather says why).
   auto posted = std::make_shared<std::shared_ptr<void>>();
+  const std::size_t bytes = checked_bytes(count, type);
+  const auto ranks = impl_->processes.size();
+  std::function<carried_bytes()> carry;
+  if (impl_->carries(bytes))
+    carry = [=, this] {
+      return carried_bytes{{copy_of(input, bytes), std::vector<std::size_t>(ranks, bytes)},
+                           [=, this](const std::vector<std::vector<std::byte>>& landed) {
+                             auto* out = static_cast<std::byte*>(output);
+                             for (std::size_t r = 0; r < ranks; ++r) {
+                               const auto& block = landed_bytes(landed, r, bytes, impl_->processes);
+                               std::copy(block.begin(), block.end(), out + r * bytes);
+                             }
+                           }};
+    };
   impl_->run_collective(
     operation_kind("all_gather", type, count),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.all_gather(input, output, count, type, tag, left, *posted);
       posted->reset();
     },
-    timeout, [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_all_gather(output, count, type, tag); });
+    timeout, [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_all_gather(output, count, type, tag); },
+    carry);
 }
 
 void communicator::reduce_scatter(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
@@ -790,6 +893,22 @@ void communicator::broadcast(void* buffer, std::size_t count, dtype type, int ro
                       + impl_->name + "' (0 to " + std::to_string(size() - 1) + ")");
   // A small broadcast's receive is posted before the check (gloo_engine::post_broadcast).
   auto posted = std::make_shared<std::shared_ptr<void>>();
+  const std::size_t bytes = checked_bytes(count, type);
+  std::function<carried_bytes()> carry;
+  if (impl_->carries(bytes)) // the root's bytes reach every rank in the check's rounds
+    carry = [=, this] {
+      const bool mine = root == rank();
+      std::vector<std::size_t> expected(impl_->processes.size(), 0);
+      expected[static_cast<std::size_t>(root)] = bytes;
+      return carried_bytes{{mine ? copy_of(buffer, bytes) : std::vector<std::byte>{}, std::move(expected)},
+                           [=, this](const std::vector<std::vector<std::byte>>& landed) {
+                             if (mine)
+                               return;
+                             const auto& from_root =
+                               landed_bytes(landed, static_cast<std::size_t>(root), bytes, impl_->processes);
+                             std::copy(from_root.begin(), from_root.end(), static_cast<std::byte*>(buffer));
+                           }};
+    };
   impl_->run_collective(
     operation_kind("broadcast", type, count, " root=" + std::to_string(root)),
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
@@ -797,7 +916,8 @@ void communicator::broadcast(void* buffer, std::size_t count, dtype type, int ro
       posted->reset();
     },
     timeout,
-    [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_broadcast(buffer, count, type, root, tag); });
+    [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_broadcast(buffer, count, type, root, tag); },
+    carry);
 }
 
 void communicator::all_to_all(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {

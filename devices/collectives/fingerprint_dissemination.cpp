@@ -18,7 +18,7 @@ constexpr std::chrono::milliseconds probe_window{250};
 constexpr std::size_t verdict_room = 4000;
 
 // A tag: kind (4 bits) | round (6) | lane (2) | step (36) | sender's rank (16).
-enum class kind : std::uint64_t { round = 1, control = 2 };
+enum class kind : std::uint64_t { round = 1, control = 2, payload = 3 };
 enum class control : std::uint8_t { probe = 1, present = 2, verdict = 3 };
 
 constexpr std::uint64_t sender_bits = 0xffff;
@@ -34,11 +34,13 @@ int sender_of(std::uint64_t tag) {
   return static_cast<int>(tag & sender_bits);
 }
 
-/// A round's message: a count, then (position in the group, record) entries.
-constexpr std::size_t entry_bytes = 4 + fingerprint_bytes;
+/// A round's message: a count and the payload bytes that follow in a message of their own (0:
+/// none), then (position in the group, payload length, record) entries.
+constexpr std::size_t header_bytes = 8;
+constexpr std::size_t entry_bytes = 8 + fingerprint_bytes;
 
 std::size_t round_capacity(std::size_t entries) {
-  return 4 + entries * entry_bytes;
+  return header_bytes + entries * entry_bytes;
 }
 
 void put_u32(std::byte* at, std::uint32_t v) {
@@ -63,13 +65,17 @@ class check {
 public:
   check(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane, std::uint64_t step,
         const fingerprint_record& mine, clock::time_point deadline, const std::function<void()>& idle,
-        std::chrono::milliseconds idle_every)
+        std::chrono::milliseconds idle_every, dissemination_payload payload)
       : mesh_(mesh), group_(group), lane_(lane), step_(step), deadline_(deadline), idle_(idle),
-        idle_every_(idle_every), known_(group.size(), false), present_(group.size(), false) {
+        idle_every_(idle_every), known_(group.size(), false), present_(group.size(), false),
+        expected_(std::move(payload.expected)) {
     position_ = static_cast<std::size_t>(std::find(group.begin(), group.end(), mesh.rank()) - group.begin());
     out_.records.assign(group.size() * fingerprint_bytes, std::byte{0});
     std::memcpy(out_.records.data() + position_ * fingerprint_bytes, mine.data(), fingerprint_bytes);
     known_[position_] = true;
+    expected_.resize(group.size(), 0);
+    out_.payloads.resize(group.size());
+    out_.payloads[position_] = std::move(payload.mine);
   }
 
   dissemination_outcome run() {
@@ -82,7 +88,7 @@ public:
       const std::size_t entries = std::min(distance, n);
       auto incoming = mesh_.receive(tag_of(kind::round, round, lane_, step_, from), ~std::uint64_t{0},
                                     round_capacity(entries));
-      mesh_.send(to, tag_of(kind::round, round, lane_, step_, mesh_.rank()), round_message(entries));
+      send_round(to, round, entries);
       if (!await(incoming))
         return finish(incoming);
       if (incoming->failed) {
@@ -90,7 +96,14 @@ public:
                                                            + " did not arrive over shared memory: " + incoming->error));
         return finish(nullptr);
       }
-      take(*incoming);
+      std::shared_ptr<shm_mesh::transfer> payloads;
+      if (incoming->length >= header_bytes && get_u32(incoming->bytes.data() + 4) != 0) {
+        payloads = mesh_.receive(tag_of(kind::payload, round, lane_, step_, from), ~std::uint64_t{0},
+                                 expected_payload_bytes(*incoming));
+        if (!await(payloads))
+          return finish(payloads);
+      }
+      take(*incoming, payloads.get());
     }
     drain_control(); // a verdict already here outweighs the records: its sender gave up on this step
     return finish(nullptr);
@@ -101,32 +114,65 @@ private:
     control_ = mesh_.receive(tag_of(kind::control, 0, lane_, step_, 0), ~sender_bits, 1 + verdict_room);
   }
 
-  std::vector<std::byte> round_message(std::size_t entries) const {
-    std::vector<std::byte> out(round_capacity(entries));
+  /// Sends round `round`'s records (the `entries` positions this rank knows, itself first) to
+  /// `to`, and their payloads after them in a message of their own.
+  void send_round(int to, unsigned round, std::size_t entries) {
+    std::vector<std::byte> records(round_capacity(entries));
+    std::vector<std::byte> payloads;
     const std::size_t n = group_.size();
-    put_u32(out.data(), static_cast<std::uint32_t>(entries));
+    put_u32(records.data(), static_cast<std::uint32_t>(entries));
     for (std::size_t j = 0; j < entries; ++j) {
       const std::size_t q = (position_ + n - j) % n; // known after the rounds before this one
-      std::byte* entry = out.data() + 4 + j * entry_bytes;
+      std::byte* entry = records.data() + header_bytes + j * entry_bytes;
+      const auto& payload = out_.payloads[q];
       put_u32(entry, static_cast<std::uint32_t>(q));
-      std::memcpy(entry + 4, out_.records.data() + q * fingerprint_bytes, fingerprint_bytes);
+      put_u32(entry + 4, static_cast<std::uint32_t>(payload.size()));
+      std::memcpy(entry + 8, out_.records.data() + q * fingerprint_bytes, fingerprint_bytes);
+      payloads.insert(payloads.end(), payload.begin(), payload.end());
     }
-    return out;
+    put_u32(records.data() + 4, payloads.empty() ? 0 : 1);
+    mesh_.send(to, tag_of(kind::round, round, lane_, step_, mesh_.rank()), std::move(records));
+    if (!payloads.empty())
+      mesh_.send(to, tag_of(kind::payload, round, lane_, step_, mesh_.rank()), std::move(payloads));
   }
 
-  /// Records what a round's message brought; entries out of range are skipped (a record left zero
-  /// reads as "not a collective's fingerprint" in the desync error).
-  void take(const shm_mesh::transfer& t) {
-    if (t.length < 4)
-      return;
-    const std::size_t count = std::min<std::size_t>(get_u32(t.bytes.data()), (t.length - 4) / entry_bytes);
-    for (std::size_t j = 0; j < count; ++j) {
-      const std::byte* entry = t.bytes.data() + 4 + j * entry_bytes;
+  /// The entries of a round's message that arrived whole, at most what its count says.
+  std::size_t entries_in(const shm_mesh::transfer& t) const {
+    if (t.length < header_bytes)
+      return 0;
+    return std::min<std::size_t>(get_u32(t.bytes.data()), (t.length - header_bytes) / entry_bytes);
+  }
+
+  /// The room for the payloads that follow `records`: what this rank expects of the positions it
+  /// lists (a peer that sends more, a desync, has its payload message cut and its record read).
+  std::size_t expected_payload_bytes(const shm_mesh::transfer& records) const {
+    std::size_t total = 0;
+    for (std::size_t j = 0; j < entries_in(records); ++j) {
+      const std::size_t q = get_u32(records.bytes.data() + header_bytes + j * entry_bytes);
+      if (q < group_.size())
+        total += expected_[q];
+    }
+    return total;
+  }
+
+  /// Records what a round's messages brought; entries out of range are skipped (a record left zero
+  /// reads as "not a collective's fingerprint" in the desync error), and a payload is kept only at
+  /// the length expected of its position and within what arrived.
+  void take(const shm_mesh::transfer& records, const shm_mesh::transfer* payloads) {
+    std::size_t offset = 0;
+    const std::size_t arrived = payloads && !payloads->failed ? payloads->length : 0;
+    for (std::size_t j = 0; j < entries_in(records); ++j) {
+      const std::byte* entry = records.bytes.data() + header_bytes + j * entry_bytes;
       const std::size_t q = get_u32(entry);
+      const std::size_t length = get_u32(entry + 4);
+      const std::size_t at = offset;
+      offset = length > arrived || at > arrived - length ? arrived + 1 : at + length; // past the end: none fit
       if (q >= group_.size() || known_[q])
         continue;
-      std::memcpy(out_.records.data() + q * fingerprint_bytes, entry + 4, fingerprint_bytes);
+      std::memcpy(out_.records.data() + q * fingerprint_bytes, entry + 8, fingerprint_bytes);
       known_[q] = true;
+      if (length != 0 && length == expected_[q] && offset <= arrived)
+        out_.payloads[q].assign(payloads->bytes.data() + at, payloads->bytes.data() + at + length);
     }
   }
 
@@ -240,6 +286,7 @@ private:
   std::size_t position_ = 0;
   std::vector<bool> known_;
   std::vector<bool> present_;
+  std::vector<std::size_t> expected_; // payload bytes by position
   std::shared_ptr<shm_mesh::transfer> control_;
   dissemination_outcome out_;
 };
@@ -249,12 +296,16 @@ private:
 dissemination_outcome disseminate_fingerprints(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane,
                                                std::uint64_t step, const fingerprint_record& mine,
                                                shm_mesh::clock::time_point deadline, const std::function<void()>& idle,
-                                               std::chrono::milliseconds idle_every) {
-  return check(mesh, group, lane, step, mine, deadline, idle, idle_every).run();
+                                               std::chrono::milliseconds idle_every, dissemination_payload payload) {
+  return check(mesh, group, lane, step, mine, deadline, idle, idle_every, std::move(payload)).run();
 }
 
 std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender) {
   return tag_of(kind::round, round, lane, step, sender);
+}
+
+std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender) {
+  return tag_of(kind::payload, round, lane, step, sender);
 }
 
 void send_verdict(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane, std::uint64_t step,

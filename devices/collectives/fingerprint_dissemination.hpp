@@ -19,6 +19,13 @@
 
 namespace am::detail {
 
+/// Bytes that travel with the fingerprints: the data of a small collective, so that its check and
+/// its bytes take the same rounds.
+struct dissemination_payload {
+  std::vector<std::byte> mine;       ///< this rank's bytes
+  std::vector<std::size_t> expected; ///< bytes each position of the group sends (0: none); empty for no payloads
+};
+
 /// What one check brought.
 struct dissemination_outcome {
   /// Every participant's record in the order of `group` (fingerprint_bytes each; zero bytes where
@@ -31,21 +38,30 @@ struct dissemination_outcome {
   std::exception_ptr error;
   /// On this participant's own timeout: the ranks of `group` that did not answer its probe.
   std::vector<int> missing;
+  /// The payloads by position in `group` (this rank's included); one that did not come, or came
+  /// with another length than expected, is empty.
+  std::vector<std::vector<std::byte>> payloads;
 };
 
 /// Checks step `step` of sequence `lane` (0-3) among the ranks of `group` (sorted, this rank among
 /// them): sends this rank's record `mine` on its way and gathers everyone's, until `deadline`.
 /// `idle`, when given, runs about every `idle_every` while waiting (the caller's liveness check; what
-/// it throws ends the check).
+/// it throws ends the check). `payload`'s bytes travel with the records: a round's records go in
+/// one message and the payloads it forwards in a second one, whose size the first announces, so a
+/// peer whose payload differs in size (a desync) still has its record read and named.
 dissemination_outcome disseminate_fingerprints(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane,
                                                std::uint64_t step, const fingerprint_record& mine,
                                                shm_mesh::clock::time_point deadline,
                                                const std::function<void()>& idle = {},
-                                               std::chrono::milliseconds idle_every = std::chrono::milliseconds(50));
+                                               std::chrono::milliseconds idle_every = std::chrono::milliseconds(50),
+                                               dissemination_payload payload = {});
 
 /// The tag under which `sender`'s message of round `round` of step `step` on `lane` travels (the
 /// tests forge such messages).
 std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender);
+
+/// The tag of the payloads that follow that message.
+std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender);
 
 /// Sends `text`, this rank's verdict on step `step` of `lane`, to every other rank of `group`.
 void send_verdict(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane, std::uint64_t step,

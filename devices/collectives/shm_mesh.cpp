@@ -5,6 +5,7 @@
 #include "devices/collectives/ucx_library.hpp"
 
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,11 @@ namespace {
 /// catch an answer already on its way (a round trip over shared memory is 1.5-2 us), short enough
 /// not to take a core from the other processes when there are more processes than cores.
 constexpr int spin_rounds = 64;
+
+/// After the spin, how long a wait yields its core between progress calls before it sleeps: with
+/// more processes than cores, a peer that is about to answer gets the core without a trip through
+/// the kernel's sleep and wake-up.
+constexpr std::chrono::microseconds yield_for{200};
 
 /// The longest sleep between two looks at the abort flag (an abort also wakes the sleeper).
 constexpr std::chrono::milliseconds longest_sleep{100};
@@ -265,6 +271,7 @@ bool shm_mesh::progress() {
 
 shm_mesh::wake shm_mesh::wait(const std::function<bool()>& ready, clock::time_point until) {
   int idle = 0;
+  const auto idle_since = clock::now();
   for (;;) {
     if (aborted_.load(std::memory_order_acquire))
       return wake::aborted;
@@ -277,6 +284,10 @@ shm_mesh::wake shm_mesh::wait(const std::function<bool()>& ready, clock::time_po
       return wake::timed_out;
     if (++idle < spin_rounds)
       continue;
+    if (now - idle_since < yield_for) { // hand the core to a peer that may be about to answer
+      ::sched_yield();
+      continue;
+    }
     idle = 0;
     const ucs_status_t armed = state_->lib->worker_arm(state_->worker);
     if (armed == UCS_ERR_BUSY)

@@ -54,13 +54,17 @@ TEST_CASE("a check over shared memory survives short, lying and oversized messag
     const char* what;
     std::vector<std::byte> message;
     bool fails; // the transfer itself fails (larger than the receive)
+    std::vector<std::byte> payload; // sent after the message as its payloads, when not empty
   };
+  // A round's message: count, payload flag, then (position, payload length, record) entries.
   const std::vector<forged> cases{
-    {"two bytes", std::vector<std::byte>(2, std::byte{1}), false},
-    {"a count of 2^32-1 with one entry", bytes_of({0xffffffffu, 0}, am::detail::fingerprint_bytes), false},
-    {"an entry at position 7 of a group of 2", bytes_of({1, 7}, am::detail::fingerprint_bytes), false},
-    {"an entry claiming the receiver's own position", bytes_of({1, 1}, am::detail::fingerprint_bytes), false},
-    {"a mebibyte", std::vector<std::byte>(1 << 20, std::byte{7}), true},
+    {"two bytes", std::vector<std::byte>(2, std::byte{1}), false, {}},
+    {"a count of 2^32-1 with one entry", bytes_of({0xffffffffu, 0, 0, 0}, am::detail::fingerprint_bytes), false, {}},
+    {"an entry at position 7 of a group of 2", bytes_of({1, 0, 7, 0}, am::detail::fingerprint_bytes), false, {}},
+    {"an entry claiming the receiver's own position", bytes_of({1, 0, 1, 0}, am::detail::fingerprint_bytes), false, {}},
+    {"a payload the receiver does not expect, of a length past its message",
+     bytes_of({1, 1, 0, 0xfffffff0u}, am::detail::fingerprint_bytes), false, std::vector<std::byte>(100, std::byte{3})},
+    {"a mebibyte", std::vector<std::byte>(1 << 20, std::byte{7}), true, {}},
   };
   std::uint64_t step = 1;
   for (const auto& c : cases) {
@@ -68,6 +72,8 @@ TEST_CASE("a check over shared memory survives short, lying and oversized messag
     // The hostile rank sends, then keeps its end going (a large message needs it) for a while.
     auto sender = std::async(std::launch::async, [&, step] {
       auto sent = hostile->send(1, am::detail::dissemination_round_tag(0, 0, step, 0), c.message);
+      if (!c.payload.empty())
+        sent = hostile->send(1, am::detail::dissemination_payload_tag(0, 0, step, 0), c.payload);
       hostile->wait([&] { return sent->done; }, shm_mesh::clock::now() + 2s);
     });
     const auto started = shm_mesh::clock::now();
