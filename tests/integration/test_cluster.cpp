@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <regex>
 
 namespace {
@@ -399,25 +400,65 @@ TEST_CASE("the cluster tour runs under actormesh launch -n 4 --cpu-devices 2", "
   CHECK(r.output.find("DISAGREE") == std::string::npos);
 }
 
-TEST_CASE("a process killed in the middle of an all-reduce fails the collective on every survivor", "[integration][cluster]") {
+namespace {
+
+/// Starts three processes all-reducing `elements` floats in a loop until process 2 raises
+/// `signal` in the middle of one; checks that both survivors fail that all-reduce with a
+/// process_failure_error naming process 2 `because` (how it was found out), between `min_ms` and
+/// `max_ms` after it began, and that the communicator refuses what follows. Returns with process 2
+/// ended (a stopped one is resumed first, and told it was declared failed).
+void check_failure_in_collective(int signal, std::size_t elements, const std::string& because, long min_ms,
+                                 long max_ms) {
   process_group group;
-  start_cluster(group, 3, {"die-in-collective", "2"});
+  std::map<std::string, std::string> env;
+  if (signal == SIGSTOP)
+    env = {{"AM_HEARTBEAT_INTERVAL", "200ms"}, {"AM_HEARTBEAT_TIMEOUT", "2s"}, {"AM_SHUTDOWN_TIMEOUT", "5s"}};
+  start_cluster(group, 3, {"die-in-collective", "2", std::to_string(signal), std::to_string(elements)}, env);
   REQUIRE(group.wait(60s, {0, 1}));
   INFO(group.all_output());
-  REQUIRE(group.wait(10s, {2}));
-  CHECK(group[2].signal == 9);
+  if (signal == SIGSTOP)
+    ::kill(group[2].pid, SIGCONT);
+  bool victim_ended = group.wait(20s, {2});
+  if (!victim_ended)
+    ::kill(group[2].pid, SIGKILL);
+  CHECK(victim_ended);
+  if (signal == SIGKILL)
+    CHECK(group[2].signal == 9);
+  else // resumed: its own all-reduce fails, and it hears that it was declared failed
+    CHECK(group[2].output().find("This process (2) was declared failed by the coordinator") != std::string::npos);
+  const std::string shape = "all_reduce(sum) float32[" + std::to_string(elements) + "] (step ";
   for (std::size_t p = 0; p < 2; ++p) {
     auto out = group[p].output();
-    CHECK(out.find("error process_failure_error: all_reduce(sum) float32[4194304] (step ") != std::string::npos);
+    CHECK(out.find("error process_failure_error: " + shape) != std::string::npos);
     CHECK(out.find("of communicator 'dying', rank " + std::to_string(p) + " of 3, process " + std::to_string(p) + ")")
           != std::string::npos);
-    CHECK(out.find("rocess 2") != std::string::npos); // names the dead one
+    CHECK(out.find("process 2 (host ") != std::string::npos); // names the dead one
+    CHECK(out.find(because) != std::string::npos);
     auto failed = number_after(out, "failed after ms: ");
-    CHECK(failed >= 0);
-    CHECK(failed < 5000);
+    CHECK(failed >= min_ms);
+    CHECK(failed < max_ms);
     CHECK(out.find("later: Communicator 'dying' is broken and refuses further operations") != std::string::npos);
     CHECK(group[p].status == 0); // no SIGPIPE, a clean stop
   }
+}
+
+const std::string lost_connection = "failed: its connection to the coordinator was lost";
+const std::string no_heartbeat = "failed: it sent no heartbeat for 2 s (the heartbeat timeout)";
+
+} // namespace
+
+// 4 Mi floats go through Gloo; 256 travel with their check over shared memory (carry_limit).
+TEST_CASE("a process killed in the middle of an all-reduce fails the collective on every survivor", "[integration][cluster]") {
+  check_failure_in_collective(SIGKILL, 4u << 20, lost_connection, 0, 5000);
+}
+
+TEST_CASE("a process killed in the middle of a small all-reduce fails it on every survivor within a second", "[integration][cluster]") {
+  check_failure_in_collective(SIGKILL, 256, lost_connection, 0, 1000);
+}
+
+TEST_CASE("a process stopped (SIGSTOP) in the middle of an all-reduce fails it after the heartbeat timeout", "[integration][cluster]") {
+  SECTION("a large one, through Gloo") { check_failure_in_collective(SIGSTOP, 4u << 20, no_heartbeat, 1500, 6000); }
+  SECTION("a small one, over shared memory") { check_failure_in_collective(SIGSTOP, 256, no_heartbeat, 1500, 6000); }
 }
 
 TEST_CASE("an operation waiting for a dead process's shard fails at once, naming it", "[integration][cluster]") {

@@ -13,7 +13,9 @@
 //   cluster_probe barrier-desync          after a first barrier, process 1 names its second one
 //                                         differently; then one more barrier
 //   cluster_probe store-round-trips N     process 1 reads a key N times (one round trip each)
-//   cluster_probe die-in-collective P     all-reduces in a loop; P kills itself in the middle
+//   cluster_probe die-in-collective P [SIG [N]]
+//                                         all-reduces N floats (default 4 Mi: through Gloo) in a loop;
+//                                         P raises SIG (default 9; 19: stopped) in the middle
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
 //   cluster_probe collectives             every collective of the engine against the host
 //   cluster_probe data-plane FLAG         Gloo's engine forms while hostile_peer attacks process 0's
@@ -300,19 +302,23 @@ int run(int argc, char** argv) {
     say("replicated[15, 7]: " + am::to_string(replicated.to_host().slice({{15, 16, 1}, {7, 8, 1}})));
     am::distributed::wait_at_barrier("arrays done", 30s);
   } else if (scenario == "die-in-collective") {
-    // Every process all-reduces 16 MiB in a loop; process P kills itself (SIGKILL) in the middle.
+    // Every process all-reduces N floats in a loop; process P raises SIG in the middle: 4 Mi floats
+    // (16 MiB) move through Gloo, and a few hundred travel with their check over shared memory.
     int victim = std::atoi(argv[2]);
+    int sig = argc > 3 ? std::atoi(argv[3]) : SIGKILL;
+    std::size_t elements = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : (4u << 20);
     auto world = am::make_communicator("dying");
-    std::vector<float> data(4u << 20, 1.0f), out(data.size());
+    std::vector<float> data(elements, 1.0f), out(data.size());
     auto start = clock_type::now();
     try {
       for (int round = 0; round < 100000; ++round) {
         if (me == victim && round == 3)
-          std::thread([] {
-            // Inside the next all-reduce (16 MiB last well past these 5 ms): bytes are moving.
+          std::thread([sig] {
+            // Inside a later all-reduce: a large one lasts well past these 5 ms, and small ones
+            // follow each other without a pause.
             std::this_thread::sleep_for(5ms);
-            say("raising signal 9");
-            std::raise(SIGKILL);
+            say("raising signal " + std::to_string(sig));
+            std::raise(sig);
           }).detach();
         world->all_reduce(data.data(), out.data(), data.size(), am::dtype::float32, am::reduce_op::sum,
                           std::chrono::milliseconds(30000));
