@@ -17,7 +17,7 @@
 //                                         all-reduces N floats (default 4 Mi: through Gloo) in a loop;
 //                                         P raises SIG (default 9; 19: stopped) in the middle
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
-//   cluster_probe collectives             every collective of the engine against the host
+//   cluster_probe collectives [COUNT]     every collective of the engine against the host
 //   cluster_probe data-plane FLAG         Gloo's engine forms while hostile_peer attacks process 0's
 //                                         pair listeners; the others start once FLAG exists
 #include "actormesh.hpp"
@@ -360,8 +360,11 @@ int run(int argc, char** argv) {
   } else if (scenario == "collectives") {
     // Every collective of the engine across the real processes, each against the same computation
     // on the host: process p contributes x_p[i] = p * 1000 + i.
+    // COUNT (argv[2], default 1003: not a multiple of the process count) float64 per process: up to
+    // 256 KiB across the processes the bytes travel with the check over shared memory, beyond
+    // through Gloo.
     auto world = am::make_communicator("every collective");
-    const std::size_t count = 1003; // not a multiple of the process count
+    const std::size_t count = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1003;
     auto value = [](int p, std::size_t i) { return static_cast<double>(p * 1000 + static_cast<int>(i)); };
     std::vector<double> mine(count), out(count);
     for (std::size_t i = 0; i < count; ++i)
