@@ -103,7 +103,8 @@ void authenticated_pair::connect(const std::vector<char>& bytes) {
     }
     if (fd >= 0) {
       fd_ = fd;
-      handleConnected();
+      if (!hand_to_gloo())
+        throwIfException();
       return;
     }
     if (final)
@@ -220,7 +221,21 @@ void authenticated_pair::admit(pair_candidate& c) {
   drop_all();
   fd_ = fd;
   admitted_.store(true, std::memory_order_release);
-  handleConnected(); // Gloo's own: socket options, the loop's registration, CONNECTED
+  hand_to_gloo(); // on Gloo's loop thread: a failure is the pair's, which its waiter reports
+}
+
+bool authenticated_pair::hand_to_gloo() {
+  try {
+    handleConnected(); // Gloo's own: addresses, socket options, the loop's registration, CONNECTED
+    return true;
+  } catch (const std::exception& e) {
+    // The peer reset the connection since it proved the key (getpeername: not connected). The
+    // socket never reached Gloo's loop: closed here, so that closing the pair does not unregister it.
+    ::close(fd_);
+    fd_ = -1;
+    signalException(GLOO_ERROR_MSG("the connection with rank ", peer_rank_, " closed as it formed (", e.what(), ")"));
+    return false;
+  }
 }
 
 void authenticated_pair::close_listener() {

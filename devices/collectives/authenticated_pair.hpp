@@ -74,6 +74,10 @@ private:
   void drop(pair_candidate& candidate);
   void drop_all();
   void admit(pair_candidate& candidate);
+  /// Gives the connected socket in fd_ to Gloo (handleConnected); when that throws (the peer reset
+  /// the connection meanwhile: Gloo enforces getpeername), fails the pair with the reason instead,
+  /// since a throw on Gloo's loop thread would end the process. Whether the pair is connected.
+  bool hand_to_gloo();
   void close_listener();
 
   const int peer_rank_;

@@ -1,9 +1,12 @@
 // The collectives' data plane against strangers, with real Gloo over real loopback TCP and ranks as
 // threads: a forming pair's listener drops bare connects, junk, wrong proofs and a flood beyond its
 // places, and the real peer still connects; a peer with another secret is refused at once with a
-// clear error; a pair that times out with strangers in their handshake closes them all.
+// clear error; a pair that times out with strangers in their handshake closes them all; a peer that
+// resets its connection right after proving the key fails the creation, never the process.
+#include "cluster/guard/client_handshake.hpp"
 #include "cluster/guard/guard_protocol.hpp"
 #include "actors/errors.hpp"
+#include "devices/collectives/authenticated_transport.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "support/gloo_addresses.hpp"
 #include "support/local_cluster_services.hpp"
@@ -184,5 +187,44 @@ TEST_CASE("a pair that times out with strangers in their handshake closes them a
   for (int fd : strangers) {
     CHECK(closed_within(fd, 2000ms));
     ::close(fd);
+  }
+}
+
+// Found at 32 processes: a peer that gave up closed its socket with unread bytes (a reset) just as
+// its proof arrived, Gloo's handleConnected threw on the loop thread (getpeername: not connected)
+// and the process aborted. The reset races the listener's reading of the proof: three creations.
+TEST_CASE("a peer that resets its connection right after proving the key fails the creation, not the process",
+          "[collectives][gloo]") {
+  am::test::local_cluster cluster(2);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string prefix = "am/gloo/reset-after-proof-" + std::to_string(attempt) + "/";
+    rank_creation r0;
+    std::string proof_error = "not tried";
+    am::test::run_bounded("a peer that resets after its proof", 60s, [&] {
+      std::thread t0([&] { r0.run(cluster, prefix, 0, 1500ms); });
+      const int port = rank0_listener(cluster, prefix);
+      if (port > 0) {
+        const auto nonce_hex = cluster.services(1).kv_get(prefix + "pair-nonce", 10000ms);
+        std::string nonce;
+        for (std::size_t i = 0; i + 1 < nonce_hex.size(); i += 2)
+          nonce.push_back(static_cast<char>(std::stoi(nonce_hex.substr(i, 2), nullptr, 16)));
+        const am::detail::pair_keys keys{cluster.services(1).secret(), prefix, nonce};
+        const int fd = connect_loopback(port);
+        auto outcome = am::detail::guard::run_client_handshake(fd, keys.key(0, 1), "rank 0's listener",
+                                                               clock_type::now() + 10s);
+        proof_error = outcome.why;
+        // Unread bytes and a zero linger: the close resets the connection.
+        const std::string unread(64, 'x');
+        (void)::send(fd, unread.data(), unread.size(), MSG_NOSIGNAL);
+        linger reset{1, 0};
+        ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        ::close(fd);
+      }
+      t0.join();
+    });
+    INFO("attempt " << attempt << ", rank 0: " << r0.error);
+    CHECK(proof_error.empty()); // the key was right: the pair admitted the connection
+    CHECK_FALSE(r0.engine);     // and its creation failed with an error, in this process that lives on
+    CHECK_FALSE(r0.error.empty());
   }
 }
