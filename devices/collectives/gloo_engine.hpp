@@ -1,5 +1,5 @@
 /// One rank of a full mesh of Gloo TCP connections and the data moves of every collective over it.
-/// Internal to the communicator (devices/collectives/communicator.cpp); keeps Gloo's headers in
+/// Internal to the communicator (devices/collectives/communicator*.cpp); keeps Gloo's headers in
 /// its source.
 #pragma once
 

@@ -40,24 +40,12 @@ const ucx_library* load() {
     return nullptr;
   }
   static ucx_library lib{};
-  const bool ok = resolve(ucp, "ucp_config_read", lib.config_read) && resolve(ucp, "ucp_config_modify", lib.config_modify)
-                  && resolve(ucp, "ucp_config_release", lib.config_release)
-                  && resolve(ucp, "ucp_init_version", lib.init_version) && resolve(ucp, "ucp_cleanup", lib.cleanup)
-                  && resolve(ucp, "ucp_worker_create", lib.worker_create)
-                  && resolve(ucp, "ucp_worker_destroy", lib.worker_destroy)
-                  && resolve(ucp, "ucp_worker_get_address", lib.worker_get_address)
-                  && resolve(ucp, "ucp_worker_release_address", lib.worker_release_address)
-                  && resolve(ucp, "ucp_worker_progress", lib.worker_progress)
-                  && resolve(ucp, "ucp_worker_arm", lib.worker_arm)
-                  && resolve(ucp, "ucp_worker_get_efd", lib.worker_get_efd)
-                  && resolve(ucp, "ucp_worker_signal", lib.worker_signal) && resolve(ucp, "ucp_ep_create", lib.ep_create)
-                  && resolve(ucp, "ucp_ep_close_nbx", lib.ep_close_nbx)
-                  && resolve(ucp, "ucp_tag_send_nbx", lib.tag_send_nbx)
-                  && resolve(ucp, "ucp_tag_recv_nbx", lib.tag_recv_nbx)
-                  && resolve(ucp, "ucp_request_check_status", lib.request_check_status)
-                  && resolve(ucp, "ucp_request_cancel", lib.request_cancel)
-                  && resolve(ucp, "ucp_request_free", lib.request_free)
-                  && resolve(ucs, "ucs_status_string", lib.status_string);
+  // Every function of AM_UCX_FUNCTIONS from the handle named by its library (`ucp` or `ucs`
+  // here), in the list's order, stopping at the first that is missing.
+  bool ok = true;
+#define AM_UCX_RESOLVE(library, function) ok = ok && resolve(library, #library "_" #function, lib.function);
+  AM_UCX_FUNCTIONS(AM_UCX_RESOLVE)
+#undef AM_UCX_RESOLVE
   return ok ? &lib : nullptr;
 }
 

@@ -8,29 +8,38 @@
 
 namespace am::detail {
 
-/// The UCX functions the shared-memory mesh calls, resolved from libucp.so.0 and libucs.so.0.
+/// The UCX functions the shared-memory mesh calls, each named once: X(library, function) stands
+/// for `<library>_<function>` (ucp_config_read), resolved from lib<library>.so.0 and kept in the
+/// member `function` of ucx_library (config_read). ucx_library.cpp resolves them in this order.
+#define AM_UCX_FUNCTIONS(X)                                                                                  \
+  X(ucp, config_read)                                                                                        \
+  X(ucp, config_modify)                                                                                      \
+  X(ucp, config_release)                                                                                     \
+  X(ucp, init_version)                                                                                       \
+  X(ucp, cleanup)                                                                                            \
+  X(ucp, worker_create)                                                                                      \
+  X(ucp, worker_destroy)                                                                                     \
+  X(ucp, worker_get_address)                                                                                 \
+  X(ucp, worker_release_address)                                                                             \
+  X(ucp, worker_progress)                                                                                    \
+  X(ucp, worker_arm)                                                                                         \
+  X(ucp, worker_get_efd)                                                                                     \
+  X(ucp, worker_signal)                                                                                      \
+  X(ucp, ep_create)                                                                                          \
+  X(ucp, ep_close_nbx)                                                                                       \
+  X(ucp, tag_send_nbx)                                                                                       \
+  X(ucp, tag_recv_nbx)                                                                                       \
+  X(ucp, request_check_status)                                                                               \
+  X(ucp, request_cancel)                                                                                     \
+  X(ucp, request_free)                                                                                       \
+  X(ucs, status_string)
+
+/// The UCX functions the shared-memory mesh calls, resolved from libucp.so.0 and libucs.so.0: one
+/// member per entry of AM_UCX_FUNCTIONS, `decltype(&ucp_config_read) config_read;` and so on.
 struct ucx_library {
-  decltype(&ucp_config_read) config_read;
-  decltype(&ucp_config_modify) config_modify;
-  decltype(&ucp_config_release) config_release;
-  decltype(&ucp_init_version) init_version;
-  decltype(&ucp_cleanup) cleanup;
-  decltype(&ucp_worker_create) worker_create;
-  decltype(&ucp_worker_destroy) worker_destroy;
-  decltype(&ucp_worker_get_address) worker_get_address;
-  decltype(&ucp_worker_release_address) worker_release_address;
-  decltype(&ucp_worker_progress) worker_progress;
-  decltype(&ucp_worker_arm) worker_arm;
-  decltype(&ucp_worker_get_efd) worker_get_efd;
-  decltype(&ucp_worker_signal) worker_signal;
-  decltype(&ucp_ep_create) ep_create;
-  decltype(&ucp_ep_close_nbx) ep_close_nbx;
-  decltype(&ucp_tag_send_nbx) tag_send_nbx;
-  decltype(&ucp_tag_recv_nbx) tag_recv_nbx;
-  decltype(&ucp_request_check_status) request_check_status;
-  decltype(&ucp_request_cancel) request_cancel;
-  decltype(&ucp_request_free) request_free;
-  decltype(&ucs_status_string) status_string;
+#define AM_UCX_MEMBER(library, function) decltype(&library##_##function) function;
+  AM_UCX_FUNCTIONS(AM_UCX_MEMBER)
+#undef AM_UCX_MEMBER
 
   /// The library, loaded on first use (thread-safe), or null when it cannot be loaded; then
   /// unavailable_reason() says why. Before loading, sets UCX's own process-wide settings that a
