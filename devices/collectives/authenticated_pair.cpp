@@ -117,21 +117,18 @@ void authenticated_pair::connect(const std::vector<char>& bytes) {
 }
 
 void authenticated_pair::handleEvents(int events) {
-  // The connected pair's hot path is Gloo's own: only the listening side's events need a look.
-  if (!listens_ || admitted_.load(std::memory_order_acquire)) {
-    Pair::handleEvents(events);
-    return;
-  }
   {
+    // Under the pair's lock, as Gloo's own handler takes it: the loop thread then sees the members
+    // this pair's constructor wrote after Gloo's registered its listener (found by TSan).
     std::unique_lock<std::mutex> lock(m_, std::try_to_lock);
     if (!lock)
       return; // Gloo's loop calls again on its next tick (level-triggered)
-    if (state_ == LISTENING) {
+    if (listens_ && !admitted_.load(std::memory_order_acquire) && state_ == LISTENING) {
       accept_candidates();
       return;
     }
   }
-  Pair::handleEvents(events);
+  Pair::handleEvents(events); // the connected pair's hot path is Gloo's own
 }
 
 void authenticated_pair::accept_candidates() {
