@@ -123,6 +123,11 @@ void authenticated_pair::handleEvents(int events) {
     std::unique_lock<std::mutex> lock(m_, std::try_to_lock);
     if (!lock)
       return; // Gloo's loop calls again on its next tick (level-triggered)
+    // An event taken from epoll before the pair closed (aborted from another thread, or failed
+    // as it formed): Gloo's handler enforces that a closed pair gets none, and its throw would end
+    // the process (seen once at 32 processes: "state_ <= CONNECTED. 5 vs 4").
+    if (state_ == CLOSED || ex_ != nullptr)
+      return;
     if (listens_ && !admitted_.load(std::memory_order_acquire) && state_ == LISTENING) {
       accept_candidates();
       return;
