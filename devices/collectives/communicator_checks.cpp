@@ -64,12 +64,7 @@ std::exception_ptr communicator::impl::check_with_peers(const detail::operation&
         return in_check_context(op, std::make_exception_ptr(timeout_error(*verdict)));
     if (own_timeout && !missing.empty() && !broken.load(std::memory_order_acquire))
       return name_the_missing(op, missing);
-    auto explained = explain_failure(exchanged.error, op, deadline);
-    if (missing.empty() || holds<process_failure_error>(explained)) // a failed process is named already
-      return explained;
-    return detail::with_note(explained, " (the fingerprint of process"
-                                          + std::string(missing.size() == 1 ? " " : "es ")
-                                          + detail::join_list(missing) + " had not come)");
+    return explain_with_missing(exchanged.error, op, deadline, missing);
   }
   const std::vector<int> group = group_of(op);
   std::vector<std::byte> records;
@@ -139,9 +134,28 @@ std::exception_ptr communicator::impl::check_over_mesh(const detail::operation& 
         missing.push_back(processes[static_cast<std::size_t>(r)]);
       return name_the_missing(op, missing);
     }
-    return explain_failure(outcome.error, op, deadline);
+    std::vector<int> missing;
+    for (int r : outcome.missing)
+      missing.push_back(processes[static_cast<std::size_t>(r)]);
+    return explain_with_missing(outcome.error, op, deadline, missing);
   }
   return judge(op, group, outcome.records);
+}
+
+std::exception_ptr communicator::impl::explain_with_missing(std::exception_ptr error,
+                                                             const detail::operation& op,
+                                                             clock::time_point deadline,
+                                                             const std::vector<int>& missing) {
+  auto explained = explain_failure(std::move(error), op, deadline);
+  if (missing.empty() || holds<process_failure_error>(explained)) // a failed process is named already
+    return explained;
+  // The wait reached this rank's deadline with the peers alive and their records missing: the
+  // same case as this rank's own timeout, whichever side closed its connections first.
+  if (holds<timeout_error>(explained) && !broken.load(std::memory_order_acquire))
+    return name_the_missing(op, missing);
+  return detail::with_note(explained, " (the fingerprint of process"
+                                        + std::string(missing.size() == 1 ? " " : "es ")
+                                        + detail::join_list(missing) + " had not come)");
 }
 
 std::string communicator::impl::verdict_key(const detail::operation& op) const {

@@ -177,6 +177,12 @@ struct communicator::impl {
   /// and a latecomer report the same.
   std::exception_ptr name_the_missing(const detail::operation& op, const std::vector<int>& missing);
 
+  /// A transport failure of `op`'s check while the records of the processes `missing` had not
+  /// come: explain_failure's answer, except that one that reached this rank's deadline with the
+  /// peers alive names them as not arrived (name_the_missing), as this rank's own timeout would.
+  std::exception_ptr explain_with_missing(std::exception_ptr error, const detail::operation& op,
+                                          clock::time_point deadline, const std::vector<int>& missing);
+
   /// `op`'s check over the shared-memory mesh (fingerprint_dissemination.hpp).
   /// `idle`, when given, runs every participant_liveness_poll while it waits.
   /// `landed` receives the payloads of a carried collective, by rank.

@@ -14,7 +14,10 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
+
+#include <pthread.h>
 
 namespace am::detail {
 
@@ -38,6 +41,8 @@ struct shard_transfers::lane {
 
   lane(runtime_impl& runtime, int from, int to) : rt(runtime), source(from), target(to) {
     worker = std::thread([this] { run(); });
+    const std::string name = "am-xfer " + std::to_string(from) + ">" + std::to_string(to);
+    ::pthread_setname_np(worker.native_handle(), name.substr(0, 15).c_str());
   }
 
   ~lane() {

@@ -238,11 +238,15 @@ TEST_CASE("a collective whose bytes cannot move in time fails on every rank with
 }
 
 TEST_CASE("two ranks that both send first time out instead of hanging", "[collectives][gloo]") {
+  // Equal timeouts, and unequal ones: process 1 gives up first and closes its connections while
+  // process 0 still waits, which must still name process 1 as the one that never came (over TCP
+  // checks the closed connection reached process 0 before its deadline: a CI failure).
+  const auto timeout_of_1 = GENERATE(500ms, 150ms);
   am::test::local_cluster cluster(2);
   auto reports = on_processes(first_processes(2), 30s, [&](int p, rank_report&) {
     auto comm = join(cluster, p, first_processes(2), "both-send");
     float x = 1.0f;
-    comm.send(&x, 1, dtype::float32, 1 - p, 0, 500ms);
+    comm.send(&x, 1, dtype::float32, 1 - p, 0, p == 0 ? 600ms : timeout_of_1);
   });
   for (int p = 0; p < 2; ++p) {
     INFO("process " << p << ": " << reports[p].error_text);
