@@ -339,7 +339,19 @@ private:
     return partials_.emplace(index, std::move(p)).first->second;
   }
 
+  /// Block `b` of reduction `index` for device `d`. The first device that asks combines the
+  /// partials; the others that want the same block take it from there. Combining on every device
+  /// would move every partial to every device: n * (n - 1) transfers, each between a pair of
+  /// processes with a communicator of its own when the devices are on different processes, where
+  /// this moves 2 * (n - 1).
   value_source lower_reduce(const node& n, int index, const device& d, const shard_index& b) {
+    const auto key = std::make_pair(index, want_key(b));
+    if (auto it = reduced_.find(key); it != reduced_.end())
+      return it->second;
+    return reduced_.emplace(key, combine_partials(n, index, d, b)).first->second;
+  }
+
+  value_source combine_partials(const node& n, int index, const device& d, const shard_index& b) {
     auto& p = partials_of(n, index);
     std::map<std::vector<std::int64_t>, std::vector<piece>> groups;
     for (std::size_t k = 0; k < p.pieces.size(); ++k)
@@ -367,6 +379,8 @@ private:
   std::vector<std::vector<piece>> pieces_;
   std::map<std::tuple<int, int, std::vector<std::int64_t>>, std::pair<value_source, int>> required_;
   std::map<int, partials> partials_;
+  /// Combined reductions by (node, block): the source lower_reduce hands every device.
+  std::map<std::pair<int, std::vector<std::int64_t>>, value_source> reduced_;
 };
 
 } // namespace

@@ -407,32 +407,43 @@ namespace {
 /// process_failure_error naming process 2 `because` (how it was found out), between `min_ms` and
 /// `max_ms` after it began, and that the communicator refuses what follows. Returns with process 2
 /// ended (a stopped one is resumed first, and told it was declared failed).
+/// The last of `processes` processes gets `signal` in the middle of an all-reduce of `elements`
+/// floats; every survivor's fails naming it, `because` and after min_ms to max_ms.
 void check_failure_in_collective(int signal, std::size_t elements, const std::string& because, long min_ms,
-                                 long max_ms) {
+                                 long max_ms, int processes = 3) {
   process_group group;
-  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> env{{"AM_CPU_DEVICES", "1"}};
   if (signal == SIGSTOP)
-    env = {{"AM_HEARTBEAT_INTERVAL", "200ms"}, {"AM_HEARTBEAT_TIMEOUT", "2s"}, {"AM_SHUTDOWN_TIMEOUT", "5s"}};
-  start_cluster(group, 3, {"die-in-collective", "2", std::to_string(signal), std::to_string(elements)}, env);
-  REQUIRE(group.wait(60s, {0, 1}));
+    env.insert({{"AM_HEARTBEAT_INTERVAL", "200ms"}, {"AM_HEARTBEAT_TIMEOUT", "2s"}, {"AM_SHUTDOWN_TIMEOUT", "5s"}});
+  const int victim = processes - 1;
+  const auto victim_at = static_cast<std::size_t>(victim);
+  start_cluster(group, processes, {"die-in-collective", std::to_string(victim), std::to_string(signal),
+                                   std::to_string(elements)}, env);
+  std::vector<std::size_t> survivors;
+  for (std::size_t p = 0; p < victim_at; ++p)
+    survivors.push_back(p);
+  REQUIRE(group.wait(120s, survivors));
   INFO(group.all_output());
   if (signal == SIGSTOP)
-    ::kill(group[2].pid, SIGCONT);
-  bool victim_ended = group.wait(20s, {2});
+    ::kill(group[victim_at].pid, SIGCONT);
+  bool victim_ended = group.wait(20s, {victim_at});
   if (!victim_ended)
-    ::kill(group[2].pid, SIGKILL);
+    ::kill(group[victim_at].pid, SIGKILL);
   CHECK(victim_ended);
+  const std::string victim_text = std::to_string(victim);
   if (signal == SIGKILL)
-    CHECK(group[2].signal == 9);
+    CHECK(group[victim_at].signal == 9);
   else // resumed: its own all-reduce fails, and it hears that it was declared failed
-    CHECK(group[2].output().find("This process (2) was declared failed by the coordinator") != std::string::npos);
+    CHECK(group[victim_at].output().find("This process (" + victim_text + ") was declared failed by the coordinator")
+          != std::string::npos);
   const std::string shape = "all_reduce(sum) float32[" + std::to_string(elements) + "] (step ";
-  for (std::size_t p = 0; p < 2; ++p) {
+  for (std::size_t p : survivors) {
     auto out = group[p].output();
     CHECK(out.find("error process_failure_error: " + shape) != std::string::npos);
-    CHECK(out.find("of communicator 'dying', rank " + std::to_string(p) + " of 3, process " + std::to_string(p) + ")")
+    CHECK(out.find("of communicator 'dying', rank " + std::to_string(p) + " of " + std::to_string(processes)
+                   + ", process " + std::to_string(p) + ")")
           != std::string::npos);
-    CHECK(out.find("process 2 (host ") != std::string::npos); // names the dead one
+    CHECK(out.find("process " + victim_text + " (host ") != std::string::npos); // names the dead one
     CHECK(out.find(because) != std::string::npos);
     auto failed = number_after(out, "failed after ms: ");
     CHECK(failed >= min_ms);
@@ -459,6 +470,39 @@ TEST_CASE("a process killed in the middle of a small all-reduce fails it on ever
 TEST_CASE("a process stopped (SIGSTOP) in the middle of an all-reduce fails it after the heartbeat timeout", "[integration][cluster]") {
   SECTION("a large one, through Gloo") { check_failure_in_collective(SIGSTOP, 4u << 20, no_heartbeat, 1500, 6000); }
   SECTION("a small one, over shared memory") { check_failure_in_collective(SIGSTOP, 256, no_heartbeat, 1500, 6000); }
+}
+
+// Issue 24, item 3: the scale this machine can hold (2 cores for 32 processes).
+TEST_CASE("32 processes on one machine join, pass barriers, agree on every collective and detect a killed one",
+          "[integration][cluster][scale]") {
+  const std::map<std::string, std::string> one_device{{"AM_CPU_DEVICES", "1"}};
+  SECTION("join and 20 barriers") {
+    process_group group;
+    start_cluster(group, 32, {"barriers", "20"}, one_device);
+    REQUIRE(group.wait(120s));
+    INFO(group.all_output());
+    for (std::size_t p = 0; p < 32; ++p) {
+      CHECK(group[p].status == 0);
+      CHECK(group[p].output().find("process " + std::to_string(p) + " of 32") != std::string::npos);
+      CHECK(number_after(group[p].output(), "barriers: 20 in us: ") > 0);
+    }
+  }
+  SECTION("every collective, carried with its check and through Gloo") {
+    for (const std::string count : {"1003", "40003"}) {
+      INFO(count << " float64 each");
+      process_group group;
+      start_cluster(group, 32, {"collectives", count}, one_device);
+      REQUIRE(group.wait(120s));
+      INFO(group.all_output());
+      for (std::size_t p = 0; p < 32; ++p) {
+        CHECK(group[p].status == 0);
+        CHECK(group[p].output().find("collectives agree with the host") != std::string::npos);
+      }
+    }
+  }
+  SECTION("a process killed in a small all-reduce") {
+    check_failure_in_collective(SIGKILL, 256, lost_connection, 0, 5000, 32);
+  }
 }
 
 TEST_CASE("an operation waiting for a dead process's shard fails at once, naming it", "[integration][cluster]") {
