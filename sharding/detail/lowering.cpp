@@ -339,12 +339,19 @@ private:
     return partials_.emplace(index, std::move(p)).first->second;
   }
 
-  /// Block `b` of reduction `index` for device `d`. The first device that asks combines the
-  /// partials; the others that want the same block take it from there. Combining on every device
-  /// would move every partial to every device: n * (n - 1) transfers, each between a pair of
-  /// processes with a communicator of its own when the devices are on different processes, where
-  /// this moves 2 * (n - 1).
+  /// Block `b` of reduction `index` for device `d`. Within one process every device combines the
+  /// partials itself (device copies are cheap, and the combining runs in parallel). When the
+  /// partials lie on other processes, the first device that asks combines them and the others take
+  /// the block from there: combining on every device would move every partial to every device,
+  /// n * (n - 1) transfers between pairs of processes (each pair with a communicator of its own),
+  /// where this moves 2 * (n - 1).
   value_source lower_reduce(const node& n, int index, const device& d, const shard_index& b) {
+    const auto& p = partials_of(n, index);
+    const bool across_processes = std::any_of(p.pieces.begin(), p.pieces.end(), [&](const piece& pc) {
+      return pc.src.dev.process_index != d.process_index;
+    });
+    if (!across_processes)
+      return combine_partials(n, index, d, b);
     const auto key = std::make_pair(index, want_key(b));
     if (auto it = reduced_.find(key); it != reduced_.end())
       return it->second;

@@ -472,6 +472,22 @@ TEST_CASE("a process stopped (SIGSTOP) in the middle of an all-reduce fails it a
   SECTION("a small one, over shared memory") { check_failure_in_collective(SIGSTOP, 256, no_heartbeat, 1500, 6000); }
 }
 
+// Combined on every device, a sum's partials would go from every process to every other one:
+// 8 * 7 transfers, each process pair with a communicator of its own (at 32 processes the cluster
+// tour never finished). Combined once, process 0 takes 7 partials in and sends 7 sums out.
+TEST_CASE("a sum over every process moves each partial once and the result once to each process",
+          "[integration][cluster]") {
+  process_group group;
+  start_cluster(group, 8, {"sum-transfers"}, {{"AM_CPU_DEVICES", "1"}});
+  REQUIRE(group.wait(120s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < 8; ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("sum: 512") != std::string::npos);
+    CHECK(number_after(group[p].output(), "transfers: ") == (p == 0 ? 14 : 2));
+  }
+}
+
 // Issue 24, item 3: the scale this machine can hold (2 cores for 32 processes).
 TEST_CASE("32 processes on one machine join, pass barriers, agree on every collective and detect a killed one",
           "[integration][cluster][scale]") {

@@ -27,6 +27,7 @@
 #include "cluster/join.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/detail/runtime_impl.hpp"
+#include "observability/stats_counters.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -301,6 +302,23 @@ int run(int argc, char** argv) {
     auto replicated = am::device_put(y, am::make_named_sharding(m, am::P()));
     say("replicated[15, 7]: " + am::to_string(replicated.to_host().slice({{15, 16, 1}, {7, 8, 1}})));
     am::distributed::wait_at_barrier("arrays done", 30s);
+  } else if (scenario == "sum-transfers") {
+    // A sum over one device per process: how many shard transfers this process took part in (the
+    // runtime's counters), once every process holds the result.
+    am::mesh m(am::create_device_mesh({static_cast<std::int64_t>(am::device_count())}, am::devices()), {"x"});
+    auto x = am::make_array_from_callback({static_cast<std::int64_t>(8 * n), 8}, am::make_named_sharding(m, am::P("x")),
+                                          [](const am::shard_index& b) {
+                                            return am::host_array::full({b[0].size(), b[1].size()}, 1.0, am::dtype::float32);
+                                          });
+    const auto before = am::detail::stats::transfers().transfers.load();
+    say("sum: " + am::to_string(am::sum(x).to_host()));
+    am::distributed::wait_at_barrier("summed", 30s);
+    // The last send's count lands just after its bytes left: wait for the figure to settle.
+    auto counted = [&] { return am::detail::stats::transfers().transfers.load() - before; };
+    const std::uint64_t expected = me == 0 ? static_cast<std::uint64_t>(2 * (n - 1)) : 2;
+    for (auto until = clock_type::now() + 5s; counted() < expected && clock_type::now() < until;)
+      std::this_thread::sleep_for(10ms);
+    say("transfers: " + std::to_string(counted()));
   } else if (scenario == "die-in-collective") {
     // Every process all-reduces N floats in a loop; process P raises SIG in the middle: 4 Mi floats
     // (16 MiB) move through Gloo, and a few hundred travel with their check over shared memory.
