@@ -92,8 +92,11 @@ join_settings cluster_settings(const scale_settings& s) {
   return j;
 }
 
-/// An actor system with the modules a networked cluster member loads.
+/// An actor system as a runtime's by default (CAF's sharing scheduler: workers that wait block
+/// instead of polling) with the modules a networked cluster member loads.
 std::unique_ptr<caf::actor_system> networked_system(caf::actor_system_config& cfg, const join_settings& j) {
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("logger.verbosity", caf::atom("quiet"));
   am::detail::configure_cluster_modules(cfg, j, "", "", "");
   return std::make_unique<caf::actor_system>(cfg);
 }
