@@ -66,14 +66,18 @@ std::optional<decoded_fingerprint> decode_fingerprint(const std::byte* record) {
   return out;
 }
 
+bool fingerprints_agree(const std::byte* records, std::size_t count) {
+  for (std::size_t k = 1; k < count; ++k)
+    if (std::memcmp(records, records + k * fingerprint_bytes, fingerprint_bytes) != 0)
+      return false;
+  return true;
+}
+
 std::string fingerprint_disagreement(const std::string& what, const std::vector<int>& processes,
                                      const std::byte* records, std::size_t mine, const std::string& suffix) {
-  const std::byte* own = records + mine * fingerprint_bytes;
-  bool same = true;
-  for (std::size_t k = 0; k < processes.size() && same; ++k)
-    same = std::memcmp(own, records + k * fingerprint_bytes, fingerprint_bytes) == 0;
-  if (same)
+  if (fingerprints_agree(records, processes.size()))
     return {};
+  const std::byte* own = records + mine * fingerprint_bytes;
   const std::uint64_t step = decode_fingerprint(own)->step;
   std::vector<std::pair<int, std::string>> issued;
   for (std::size_t k = 0; k < processes.size(); ++k) {

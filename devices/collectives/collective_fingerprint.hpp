@@ -32,6 +32,10 @@ struct decoded_fingerprint {
 };
 std::optional<decoded_fingerprint> decode_fingerprint(const std::byte* record);
 
+/// Whether the `count` records at `records` are all the same (the common case, checked before any
+/// text of a disagreement is built).
+bool fingerprints_agree(const std::byte* records, std::size_t count);
+
 /// The desync error text when the records of `processes` (one per process, in order: `records`
 /// holds processes.size() records back to back) do not all equal record `mine` (this process's,
 /// which it encoded itself); empty when they agree. `what` names the collective ("Collective 3 of
