@@ -1,7 +1,7 @@
 // Multihost utilities benchmark: am::multihost::process_allgather and broadcast_one_to_all of a
 // uint8[--bytes] host array (1 KiB and 64 MiB in the driver) across every process of the cluster,
 // and the same bytes through a communicator of our own (the collectives engine alone, without the
-// utilities' tree agreement), as a decomposition. The peers are MPI_Allgather and MPI_Bcast of the
+// utilities' tree agreement), as a decomposition, with a float32 sum all-reduce of the same bytes. The peers are MPI_Allgather and MPI_Bcast of the
 // same bytes (bench/mpi_peers.cpp allgather|bcast), run side by side by
 // bench/run_multihost_bench.sh over TCP.
 //
@@ -129,13 +129,20 @@ int run(int argc, char** argv) {
   std::vector<std::uint8_t> buffer(bytes, static_cast<std::uint8_t>(p + 1));
   auto raw_gather_us = time_calls(warmup, rounds, [&] { comm->all_gather(x.bytes().data(), out.data(), bytes, am::dtype::uint8); });
   auto raw_bcast_us = time_calls(warmup, rounds, [&] { comm->broadcast(buffer.data(), bytes, am::dtype::uint8, 0); });
+  // And a float32 sum of the same bytes (whole floats of them): process p gives p + 1 everywhere.
+  const std::size_t floats = std::max<std::size_t>(1, bytes / sizeof(float));
+  std::vector<float> addend(floats, static_cast<float>(p + 1)), sum(floats);
+  auto raw_sum_us = time_calls(warmup, rounds, [&] {
+    comm->all_reduce(addend.data(), sum.data(), floats, am::dtype::float32, am::reduce_op::sum);
+  });
+  const bool sum_right = std::all_of(sum.begin(), sum.end(), [n](float v) { return v == static_cast<float>(n * (n + 1) / 2); });
   bool raw_right = std::all_of(buffer.begin(), buffer.end(), [](std::uint8_t v) { return v == 1; });
   for (int r = 0; r < n; ++r)
     raw_right = raw_right && std::all_of(out.begin() + static_cast<std::ptrdiff_t>(r * bytes),
                                          out.begin() + static_cast<std::ptrdiff_t>((r + 1) * bytes),
                                          [r](std::uint8_t v) { return v == r + 1; });
 
-  const bool right = gather_right && bcast_right && raw_right;
+  const bool right = gather_right && bcast_right && raw_right && sum_right;
   if (p == 0)
     std::printf("multihost utilities, %d processes, uint8[%zu], %lld rounds after %lld warm-up; each figure the "
                 "slowest process's\n", n, bytes, rounds, warmup);
@@ -144,6 +151,8 @@ int run(int argc, char** argv) {
   report("  broadcast_one_to_all", "mh_bcast", bcast_us, static_cast<double>(bytes), bcast_right);
   report("  communicator all_gather (engine alone)", "comm_allgather", raw_gather_us, gathered_bytes, raw_right);
   report("  communicator broadcast (engine alone)", "comm_bcast", raw_bcast_us, static_cast<double>(bytes), raw_right);
+  report("  communicator all_reduce, float32 sum (engine alone)", "comm_allreduce", raw_sum_us,
+         static_cast<double>(floats * sizeof(float)), sum_right);
   if (p == 0) {
     report_phases("    all_gather phases", "comm_allgather", comm->name(), "all_gather");
     // The utilities' own collectives: a small tree rides in the agreement's all-gather; a large

@@ -11,6 +11,7 @@
 //                                                       against bench_cluster_allreduce
 //   mpi_peers allgather [--bytes B] [--warmup W] [--rounds R]
 //   mpi_peers bcast [--bytes B] [--warmup W] [--rounds R]
+//   mpi_peers sum [--bytes B] [--warmup W] [--rounds R]
 //                                                       MPI_Allgather (MPI_Bcast from rank 0) of B
 //                                                       bytes per rank, every rank times each one
 //                                                       after an untimed barrier, rank 0 prints the slowest
@@ -96,16 +97,21 @@ int allreduce(int argc, char** argv, int rank, int n) {
 }
 
 /// MPI_Allgather ("allgather") or MPI_Bcast from rank 0 ("bcast") of `--bytes` bytes per rank:
-/// the peers of process_allgather and broadcast_one_to_all. Buffers are touched once and reused;
-/// the result is checked (row r of a gather holds r + 1, a broadcast holds rank 0's 1).
+/// the peers of process_allgather and broadcast_one_to_all; or MPI_Allreduce ("sum") of the whole
+/// float32s in `--bytes`, the peer of a communicator's all_reduce of the same. Buffers are touched
+/// once and reused; the result is checked (row r of a gather holds r + 1, a broadcast holds rank
+/// 0's 1, a sum n(n + 1) / 2).
 int bytes_collective(const std::string& mode, int argc, char** argv, int rank, int n) {
-  am::bench::flags flag(argc, argv, "mpi_peers allgather|bcast: MPI_Allgather, or MPI_Bcast from rank 0, of --bytes per rank");
+  am::bench::flags flag(argc, argv, "mpi_peers allgather|bcast|sum: MPI_Allgather, MPI_Bcast from rank 0 or a float32 MPI_Allreduce of --bytes per rank");
   const auto bytes = static_cast<std::size_t>(std::max(1LL, flag.integer("--bytes", 1024, "bytes per operation")));
   const bool large = bytes >= (1u << 20);
   long long warmup = flag.integer("--warmup", large ? 2 : 50, "untimed rounds first");
   long long rounds = std::max(1LL, flag.integer("--rounds", large ? 10 : 500, "timed rounds"));
   flag.finish();
   const bool gather = mode == "allgather";
+  const bool sum = mode == "sum";
+  const std::size_t floats = std::max<std::size_t>(1, bytes / sizeof(float));
+  std::vector<float> addend(sum ? floats : 0, static_cast<float>(rank + 1)), total(addend.size());
   std::vector<unsigned char> in(bytes, static_cast<unsigned char>(rank + 1));
   std::vector<unsigned char> out(gather ? bytes * static_cast<std::size_t>(n) : 0, 0);
   std::vector<double> us;
@@ -114,7 +120,9 @@ int bytes_collective(const std::string& mode, int argc, char** argv, int rank, i
     // returns once its bytes are sent cannot run ahead and time its sends back to back.
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
-    if (gather)
+    if (sum)
+      MPI_Allreduce(addend.data(), total.data(), static_cast<int>(floats), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (gather)
       MPI_Allgather(in.data(), static_cast<int>(bytes), MPI_BYTE, out.data(), static_cast<int>(bytes), MPI_BYTE,
                     MPI_COMM_WORLD);
     else
@@ -123,7 +131,9 @@ int bytes_collective(const std::string& mode, int argc, char** argv, int rank, i
       us.push_back((MPI_Wtime() - start) * 1e6);
   }
   bool right = true;
-  if (gather) {
+  if (sum) {
+    right = std::all_of(total.begin(), total.end(), [n](float v) { return v == static_cast<float>(n * (n + 1) / 2); });
+  } else if (gather) {
     for (int r = 0; r < n; ++r)
       right = right && std::all_of(out.begin() + static_cast<std::ptrdiff_t>(r * bytes),
                                    out.begin() + static_cast<std::ptrdiff_t>((r + 1) * bytes),
@@ -136,11 +146,11 @@ int bytes_collective(const std::string& mode, int argc, char** argv, int rank, i
   MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const double med = worst[0], p10 = worst[1], p90 = worst[2];
-    const double received = static_cast<double>(bytes) * (gather ? n - 1 : 1);
+    const double received = sum ? static_cast<double>(floats * sizeof(float)) : static_cast<double>(bytes) * (gather ? n - 1 : 1);
     std::printf("%s, %d ranks, %zu bytes, %lld rounds: median %.1f us (p10 %.1f, p90 %.1f), %.3f GB/s received per "
-                "rank, result %s\n", gather ? "MPI_Allgather" : "MPI_Bcast", n, bytes, rounds, med, p10, p90,
+                "rank, result %s\n", sum ? "MPI_Allreduce (float32 sum)" : gather ? "MPI_Allgather" : "MPI_Bcast", n, bytes, rounds, med, p10, p90,
                 received / (med * 1e-6) / 1e9, right ? "right" : "WRONG");
-    const std::string key = gather ? "mpi_allgather" : "mpi_bcast";
+    const std::string key = sum ? "mpi_sum" : gather ? "mpi_allgather" : "mpi_bcast";
     std::printf("RESULT %s_us %.2f\nRESULT %s_p10_us %.2f\nRESULT %s_p90_us %.2f\nRESULT %s_gbs %.4f\n", key.c_str(),
                 med, key.c_str(), p10, key.c_str(), p90, key.c_str(), received / (med * 1e-6) / 1e9);
   }
@@ -160,10 +170,10 @@ int run(int argc, char** argv) {
     rc = barrier(argc, argv, rank, n);
   else if (mode == "allreduce")
     rc = allreduce(argc, argv, rank, n);
-  else if (mode == "allgather" || mode == "bcast")
+  else if (mode == "allgather" || mode == "bcast" || mode == "sum")
     rc = bytes_collective(mode, argc, argv, rank, n);
   else if (rank == 0)
-    std::fprintf(stderr, "usage: mpi_peers barrier|allreduce|allgather|bcast [--mib M] [--bytes B] [--warmup W] [--rounds R]\n");
+    std::fprintf(stderr, "usage: mpi_peers barrier|allreduce|allgather|bcast|sum [--mib M] [--bytes B] [--warmup W] [--rounds R]\n");
   std::fflush(stdout);
   MPI_Finalize();
   return rc;

@@ -38,6 +38,17 @@ namespace am::detail {
 
 namespace {
 
+/// Whether an all-reduce of `bytes` per rank over `ranks` should take Gloo's bcube algorithm
+/// (log-many exchange rounds) rather than its ring (2(ranks - 1) steps of bytes / ranks each):
+/// when the ring's steps are small, its step count, each waiting for a neighbour to be scheduled,
+/// is the cost. Measured on 2 cores (doc/performance.md, "Algorithms by size"): bcube 2.4x faster
+/// at 16 ranks and 3x at 32 for 1 MiB, 1.2x at 4 ranks for 1 MiB; the ring faster at 3 ranks and
+/// once a step carries more than 256 KiB (4 ranks at 4 and 16 MiB, 8 ranks at 16 MiB, 4 at 64 MiB).
+bool latency_bound_all_reduce(int ranks, std::size_t bytes) {
+  constexpr std::size_t largest_ring_step = 256 * 1024;
+  return ranks >= 4 && bytes / static_cast<std::size_t>(ranks) <= largest_ring_step;
+}
+
 /// Slot prefix of send/recv messages: above Gloo's collective prefixes (0x01-0x08).
 constexpr std::uint8_t p2p_slot_prefix = 0x40;
 /// Slot prefix of the direct all-gather (gloo_engine::all_gather).
@@ -306,6 +317,9 @@ void gloo_engine::all_reduce(const void* input, void* output, std::size_t count,
       opts.setReduceFunction(kernel);
       opts.setTag(tag);
       opts.setTimeout(timeout);
+      opts.setAlgorithm(latency_bound_all_reduce(state_->size, count * size_of(t))
+                          ? gloo::AllreduceOptions::Algorithm::BCUBE
+                          : gloo::AllreduceOptions::Algorithm::RING);
       gloo::allreduce(opts);
     });
   });
