@@ -20,6 +20,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "tools/worker_processes.hpp"
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -77,19 +78,6 @@ int member(int sig) {
   return 0;
 }
 
-int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -113,7 +101,7 @@ bool reap(started& m) {
 /// One cluster run; returns the slowest survivor's detection time in ms, or a negative number
 /// when some survivor saw no failure in time.
 double one_run(int run_index, int processes, int sig, std::chrono::seconds run_timeout, std::chrono::seconds grace) {
-  int port = free_loopback_port();
+  int port = am::tools::free_loopback_port();
   std::vector<started> members(static_cast<std::size_t>(processes));
   for (int p = 0; p < processes; ++p) {
     auto& m = members[static_cast<std::size_t>(p)];

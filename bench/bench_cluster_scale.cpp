@@ -18,6 +18,7 @@
 //
 //   ./build/bench/bench_cluster_scale --members 64,256,1024 [--hosts 8] [--steady 5] [--heartbeat-ms 1000]
 #include "bench_flags.hpp"
+#include "tools/worker_processes.hpp"
 
 #include "cluster/cluster_client.hpp"
 #include "cluster/guard/guarded_connect.hpp"
@@ -62,19 +63,6 @@ struct scale_settings {
   std::chrono::milliseconds heartbeat_interval{1000};
   std::uint16_t port = 0;
 };
-
-/// A TCP port on 127.0.0.1 free a moment ago.
-std::uint16_t free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 /// The settings every member of the cluster shares (process index set by the caller).
 join_settings cluster_settings(const scale_settings& s) {
@@ -201,7 +189,7 @@ int run_coordinator(const scale_settings& s, pid_t victim_pid, int victim_host) 
 /// One cluster of `s.members`: forks the hosts and the coordinator, waits for the coordinator's
 /// line, then kills what is left. True when the coordinator measured everything.
 bool run_cluster(scale_settings s) {
-  s.port = free_loopback_port();
+  s.port = static_cast<std::uint16_t>(am::tools::free_loopback_port());
   std::vector<pid_t> hosts;
   for (int h = 1; h <= s.hosts; ++h) {
     pid_t pid = ::fork();

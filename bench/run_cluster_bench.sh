@@ -25,10 +25,10 @@
 #
 #   bench/run_cluster_bench.sh build-bench [--quick]
 #
-# Every process (ours and Open MPI's) runs with MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184:
-# Open MPI needs it for large buffers (doc/performance.md, "Cluster"), and the comparison is only
-# fair when both sides have it. Open MPI runs with ob1 (so that the btl list is obeyed rather than
-# UCX's own transports), no binding (ours are not bound either) and --oversubscribe (more ranks than cores).
+# The allocator settings (Open MPI needs them for large buffers, doc/performance.md, "Cluster", and
+# the comparison is only fair when both sides have them) and Open MPI's command line (ob1, so that
+# the btl list is obeyed rather than UCX's own transports; no binding, as ours are not bound;
+# --oversubscribe) are bench_common.sh's.
 set -u
 
 if [[ $# -lt 1 || ! -d "$1" ]]; then
@@ -39,24 +39,19 @@ build=$(cd "$1" && pwd)
 quick=0
 [[ "${2:-}" == "--quick" ]] && quick=1
 
-export MALLOC_MMAP_MAX_=0
-export MALLOC_TRIM_THRESHOLD_=17179869184
-unset AM_COORDINATOR AM_NUM_PROCESSES AM_PROCESS_ID AM_HEARTBEAT_INTERVAL AM_HEARTBEAT_TIMEOUT
+source "$(dirname "$0")/bench_common.sh"
+bench_quiet_allocators
 
 launcher="$build/tools/actormesh"
 bench="$build/bench"
-for exe in "$launcher" "$bench/bench_cluster_barrier" "$bench/bench_cluster_gloo_barrier" "$bench/bench_cluster_allreduce" \
-  "$bench/bench_cluster_transfer" "$bench/bench_cluster_store" "$bench/bench_cluster_remote_call" "$bench/bench_cluster_detect" "$bench/tcp_peer" \
-  "$bench/caf_peer"; do
-  [[ -x "$exe" ]] || { echo "$0: $exe is missing (build it first)" >&2; exit 2; }
-done
+bench_require "$launcher" "$bench/bench_cluster_barrier" "$bench/bench_cluster_gloo_barrier" "$bench/bench_cluster_allreduce" \
+  "$bench/bench_cluster_transfer" "$bench/bench_cluster_store" "$bench/bench_cluster_remote_call" "$bench/bench_cluster_detect" \
+  "$bench/tcp_peer" "$bench/caf_peer"
 have_mpi=1
-if [[ ! -x "$bench/mpi_peers" ]] || ! command -v mpirun > /dev/null; then
+if ! bench_mpi_available "$build"; then
   have_mpi=0
   echo "note: no mpi_peers or mpirun: the MPI peers are skipped"
 fi
-mpi_root=()
-[[ $(id -u) -eq 0 ]] && mpi_root=(--allow-run-as-root)
 
 if ((quick)); then
   barrier_rounds=500 ar_rounds=5 xfer_rounds=4 rtt_rounds=2000 detect_runs=3 default_stop_runs=1
@@ -80,17 +75,12 @@ run() {
   return 0
 }
 
-# result NAME: the value of the last "RESULT NAME value" line of the last run (launch prefixes
-# lines with "[i] "), or "n/a".
-result() {
-  local v
-  v=$(sed -n "s/^\(\[[0-9]*\] \)\{0,1\}RESULT $1 //p" "$log" | tail -n 1)
-  echo "${v:-n/a}"
-}
+# result NAME: the value of the last "RESULT NAME value" line of the last run, or "n/a".
+result() { bench_result "$log" "$1"; }
 
 # The two launchers, as command prefixes (timeout runs programs, not shell functions).
 launch=("$launcher" launch --cpu-devices 1)
-mpi=(mpirun "${mpi_root[@]}" --oversubscribe --bind-to none --mca pml ob1 -x MALLOC_MMAP_MAX_ -x MALLOC_TRIM_THRESHOLD_)
+mpi=("${bench_mpi[@]}")
 
 rows=()
 # row MEASURE OURS PEER_NAME PEER RATIO_KIND TARGET [OURS_EXTRA PEER_EXTRA]: one table row;

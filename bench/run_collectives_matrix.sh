@@ -30,34 +30,16 @@ if [[ "${2:-}" == "--sizes" ]]; then
   sizes=$3
 fi
 
-export MALLOC_MMAP_MAX_=0
-export MALLOC_TRIM_THRESHOLD_=17179869184
-export MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1
-unset AM_COORDINATOR AM_NUM_PROCESSES AM_PROCESS_ID AM_HEARTBEAT_INTERVAL AM_HEARTBEAT_TIMEOUT
+source "$(dirname "$0")/bench_common.sh"
+bench_quiet_allocators
 
 launcher="$build/tools/actormesh"
 bench="$build/bench"
-for exe in "$launcher" "$bench/bench_multihost_utils" "$bench/mpi_peers"; do
-  [[ -x "$exe" ]] || { echo "$0: $exe is missing (build it first)" >&2; exit 2; }
-done
+bench_require "$launcher" "$bench/bench_multihost_utils" "$bench/mpi_peers"
 command -v mpirun > /dev/null || { echo "$0: mpirun is missing (libopenmpi-dev, openmpi-bin)" >&2; exit 2; }
-mpi_root=()
-[[ $(id -u) -eq 0 ]] && mpi_root=(--allow-run-as-root)
 
 log=$(mktemp /tmp/am_collectives_matrix.XXXXXX)
 trap 'rm -f "$log"' EXIT
-
-# value NAME: the last "RESULT NAME value" of the last run (the launcher prefixes "[i] "), or n/a.
-value() {
-  local v
-  v=$(sed -n "s/^\(\[[0-9]*\] \)\{0,1\}RESULT $1 //p" "$log" | tail -n 1)
-  echo "${v:-n/a}"
-}
-
-# ratio PEER OURS: PEER / OURS with two decimals, or n/a.
-ratio() {
-  awk -v p="$1" -v o="$2" 'BEGIN { if (p != "n/a" && o != "n/a" && o > 0) printf "%.2f", p / o; else print "n/a" }'
-}
 
 rows=()
 for spec in $sizes; do
@@ -70,17 +52,15 @@ for spec in $sizes; do
   echo "-- $n processes, $bytes bytes: ours"
   timeout -k 5 300 "$launcher" launch -n "$n" --cpu-devices 1 --timeout 280 -- \
     "$bench/bench_multihost_utils" "${common[@]}" > "$log" 2>&1 || echo "   (ours: exit status $?)"
-  ours_gather=$(value comm_allgather_us)
-  ours_bcast=$(value comm_bcast_us)
-  ours_sum=$(value comm_allreduce_us)
+  ours_gather=$(bench_result "$log" comm_allgather_us)
+  ours_bcast=$(bench_result "$log" comm_bcast_us)
+  ours_sum=$(bench_result "$log" comm_allreduce_us)
   declare -A mpi=()
   for btl in tcp vader; do
     for op in allgather bcast sum; do
       echo "-- $n processes, $bytes bytes: MPI $op over $btl"
-      timeout -k 5 200 mpirun "${mpi_root[@]}" --oversubscribe --bind-to none --mca pml ob1 \
-        --mca btl "$btl,self" -x MALLOC_MMAP_MAX_ -x MALLOC_TRIM_THRESHOLD_ -np "$n" \
-        "$bench/mpi_peers" "$op" "${common[@]}" > "$log" 2>&1 || echo "   (MPI: exit status $?)"
-      mpi[$op.$btl]=$(value "mpi_${op}_us")
+      timeout -k 5 200 "${bench_mpi[@]}" --mca btl "$btl,self" -np "$n" "$bench/mpi_peers" "$op" "${common[@]}" > "$log" 2>&1 || echo "   (MPI: exit status $?)"
+      mpi[$op.$btl]=$(bench_result "$log" "mpi_${op}_us")
     done
   done
   for op in allgather bcast sum; do
@@ -90,7 +70,7 @@ for spec in $sizes; do
       sum) ours=$ours_sum name="all_reduce (f32 sum)" ;;
     esac
     rows+=("$(printf '| %-20s | %3d | %8d | %9s | %9s | %9s | %6s | %6s |' "$name" "$n" "$bytes" "$ours" \
-      "${mpi[$op.tcp]}" "${mpi[$op.vader]}" "$(ratio "${mpi[$op.tcp]}" "$ours")" "$(ratio "${mpi[$op.vader]}" "$ours")")")
+      "${mpi[$op.tcp]}" "${mpi[$op.vader]}" "$(bench_ratio "${mpi[$op.tcp]}" "$ours")" "$(bench_ratio "${mpi[$op.vader]}" "$ours")")")
   done
   unset mpi
 done

@@ -18,14 +18,10 @@
 #
 #   bench/run_multihost_bench.sh build-bench [--quick]
 #
-# Every process (ours and Open MPI's) runs with MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184,
-# as in run_cluster_bench.sh (doc/performance.md, "Cluster"): glibc then keeps freed memory, so a
-# reused buffer is not first-touched again (a page fault per page). libactormesh allocates through
-# jemalloc, which ignores those variables; its equivalent, MALLOC_CONF=dirty_decay_ms:-1,
-# muzzy_decay_ms:-1, is set too (the utilities return fresh arrays, and without it every 64 MiB
-# result is fresh pages, several times slower: doc/performance.md, "Multihost utilities and
-# checkpoints"). Set AM_BENCH_FRESH_PAGES=1 to leave jemalloc's default. Open MPI runs with ob1 over
-# the tcp and self BTLs, no binding, --oversubscribe.
+# The allocator settings and Open MPI's command line are bench_common.sh's; Open MPI runs over the
+# tcp and self BTLs. Set AM_BENCH_FRESH_PAGES=1 to leave jemalloc's default (the utilities return
+# fresh arrays, and without the setting every 64 MiB result is fresh pages, several times slower:
+# doc/performance.md, "Multihost utilities and checkpoints").
 set -u
 
 if [[ $# -lt 1 || ! -d "$1" ]]; then
@@ -36,23 +32,17 @@ build=$(cd "$1" && pwd)
 quick=0
 [[ "${2:-}" == "--quick" ]] && quick=1
 
-export MALLOC_MMAP_MAX_=0
-export MALLOC_TRIM_THRESHOLD_=17179869184
-[[ "${AM_BENCH_FRESH_PAGES:-0}" == 1 ]] || export MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1
-unset AM_COORDINATOR AM_NUM_PROCESSES AM_PROCESS_ID AM_HEARTBEAT_INTERVAL AM_HEARTBEAT_TIMEOUT
+source "$(dirname "$0")/bench_common.sh"
+bench_quiet_allocators
 
 launcher="$build/tools/actormesh"
 bench="$build/bench"
-for exe in "$launcher" "$bench/bench_multihost_utils" "$bench/bench_multihost_checkpoint"; do
-  [[ -x "$exe" ]] || { echo "$0: $exe is missing (build it first)" >&2; exit 2; }
-done
+bench_require "$launcher" "$bench/bench_multihost_utils" "$bench/bench_multihost_checkpoint"
 have_mpi=1
-if [[ ! -x "$bench/mpi_peers" ]] || ! command -v mpirun > /dev/null; then
+if ! bench_mpi_available "$build"; then
   have_mpi=0
   echo "note: no mpi_peers or mpirun: the MPI peers are skipped"
 fi
-mpi_root=()
-[[ $(id -u) -eq 0 ]] && mpi_root=(--allow-run-as-root)
 
 if ((quick)); then
   small_rounds=200 large_rounds=5 ckpt_rounds=3
@@ -77,17 +67,11 @@ run() {
   return 0
 }
 
-# result NAME: the value of the last "RESULT NAME value" line of the last run (launch prefixes
-# lines with "[i] "), or "n/a".
-result() {
-  local v
-  v=$(sed -n "s/^\(\[[0-9]*\] \)\{0,1\}RESULT $1 //p" "$log" | tail -n 1)
-  echo "${v:-n/a}"
-}
+# result NAME: the value of the last "RESULT NAME value" line of the last run, or "n/a".
+result() { bench_result "$log" "$1"; }
 
 launch=("$launcher" launch --cpu-devices 1)
-mpi=(mpirun "${mpi_root[@]}" --oversubscribe --bind-to none --mca pml ob1 --mca btl tcp,self
-  -x MALLOC_MMAP_MAX_ -x MALLOC_TRIM_THRESHOLD_)
+mpi=("${bench_mpi[@]}" --mca btl tcp,self)
 
 rows=()
 extra=()

@@ -35,23 +35,18 @@ fi
 runs=${3:-3}
 rounds=1000
 
-export MALLOC_MMAP_MAX_=0
-export MALLOC_TRIM_THRESHOLD_=17179869184
-unset AM_COORDINATOR AM_NUM_PROCESSES AM_PROCESS_ID AM_HEARTBEAT_INTERVAL AM_HEARTBEAT_TIMEOUT
+source "$(dirname "$0")/bench_common.sh"
+bench_quiet_allocators
 
 for b in "${builds[@]}"; do
-  for exe in tools/actormesh bench/bench_cluster_barrier bench/bench_multihost_utils; do
-    [[ -x "$b/$exe" ]] || { echo "$0: $b/$exe is missing (build it first)" >&2; exit 2; }
-  done
+  bench_require "$b/tools/actormesh" "$b/bench/bench_cluster_barrier" "$b/bench/bench_multihost_utils"
 done
 have_mpi=1
-if [[ ! -x "${builds[0]}/bench/mpi_peers" ]] || ! command -v mpirun > /dev/null; then
+if ! bench_mpi_available "${builds[0]}"; then
   have_mpi=0
   echo "note: no mpi_peers or mpirun: the MPI peers are skipped"
 fi
-mpi_root=()
-[[ $(id -u) -eq 0 ]] && mpi_root=(--allow-run-as-root)
-mpi=(mpirun "${mpi_root[@]}" --oversubscribe --bind-to none --mca pml ob1 -x MALLOC_MMAP_MAX_ -x MALLOC_TRIM_THRESHOLD_)
+mpi=("${bench_mpi[@]}")
 
 log=$(mktemp /tmp/am_peer_check_bench.XXXXXX)
 trap 'rm -f "$log"' EXIT
@@ -64,8 +59,8 @@ sample() {
   shift 4
   timeout -k 5 "$limit" "$@" > "$log" 2>&1
   local v
-  v=$(sed -n "s/^\(\[[0-9]*\] \)\{0,1\}RESULT $name //p" "$log" | tail -n 1)
-  if [[ -z $v ]]; then
+  v=$(bench_result "$log" "$name")
+  if [[ $v == n/a ]]; then
     echo "   ($figure, $who: no result; exit or output follows)" >&2
     tail -n 5 "$log" | sed 's/^/     /' >&2
     return 0
@@ -99,8 +94,8 @@ for ((run = 1; run <= runs; ++run)); do
     timeout -k 5 300 env AM_COLLECTIVE_CHECKS="${checks[$k]}" "${builds[$k]}/tools/actormesh" launch --cpu-devices 1 -n 4 --timeout 290 -- \
       "${builds[$k]}/bench/bench_multihost_utils" --bytes 1024 --rounds "$rounds" > "$log" 2>&1
     for pair in "$fg:comm_allgather_us" "$fb:comm_bcast_us" "$mg:mh_allgather_us" "$mb:mh_bcast_us"; do
-      v=$(sed -n "s/^\(\[[0-9]*\] \)\{0,1\}RESULT ${pair##*:} //p" "$log" | tail -n 1)
-      [[ -n $v ]] && figures["${pair%%:*}|${names[$k]}"]+="$v "
+      v=$(bench_result "$log" "${pair##*:}")
+      [[ $v != n/a ]] && figures["${pair%%:*}|${names[$k]}"]+="$v "
     done
   done
   if ((have_mpi)); then
@@ -121,7 +116,6 @@ stats() {
     printf "%.1f (%.1f-%.1f)\n", m, v[1], v[NR] }'
 }
 median() { stats "$1" | cut -d' ' -f1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 echo
 echo "| figure | now | now, TCP checks | before | MPI TCP | MPI shm | now/MPI TCP | now/MPI shm | TCP checks/MPI TCP | now/before |"
@@ -130,8 +124,8 @@ for f in "${order[@]}"; do
   now=${figures["$f|now"]:-} over_tcp=${figures["$f|now, TCP checks"]:-} before=${figures["$f|before"]:-}
   tcp=${figures["$f|MPI TCP"]:-} shm=${figures["$f|MPI shm"]:-}
   echo "| $f | $(stats "$now") | $(stats "$over_tcp") | $(stats "$before") | $(stats "$tcp") | $(stats "$shm") |" \
-    "$(ratio "$(median "$now")" "$(median "$tcp")") | $(ratio "$(median "$now")" "$(median "$shm")") |" \
-    "$(ratio "$(median "$over_tcp")" "$(median "$tcp")") | $(ratio "$(median "$now")" "$(median "$before")") |"
+    "$(bench_ratio "$(median "$now")" "$(median "$tcp")") | $(bench_ratio "$(median "$now")" "$(median "$shm")") |" \
+    "$(bench_ratio "$(median "$over_tcp")" "$(median "$tcp")") | $(bench_ratio "$(median "$now")" "$(median "$before")") |"
 done
 echo
 echo "Ratios are times, ours over the peer's: lower is better (issue 24's targets: barrier <= 1.0x MPI over TCP"
