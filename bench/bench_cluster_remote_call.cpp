@@ -10,6 +10,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_cluster_timing.hpp"
 #include "bench_report.hpp"
 
 #include <algorithm>
@@ -18,24 +19,10 @@
 #include <vector>
 
 using am::bench::percentile;
+using am::bench::time_calls;
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-/// Times `call` R times after W warm-up calls, in microseconds.
-template <class Call>
-std::vector<double> time_calls(long long warmup, long long rounds, Call&& call) {
-  std::vector<double> us;
-  us.reserve(static_cast<std::size_t>(rounds));
-  for (long long k = 0; k < warmup + rounds; ++k) {
-    auto start = clock_type::now();
-    call();
-    if (k >= warmup)
-      us.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - start).count());
-  }
-  return us;
-}
 
 void report(const char* what, const char* key, long long rounds, const std::vector<double>& us) {
   std::printf("%s, %lld rounds: median %.1f us, p10 %.1f, p90 %.1f\n", what, rounds, percentile(us, 0.5),

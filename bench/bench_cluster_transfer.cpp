@@ -1,8 +1,10 @@
-// Shard transfer benchmark: --mib MiB (256 by default) moved from process 0 to
-// process 1 with am::communicator's send/recv (Gloo's TCP pair over loopback), the path bulk shard
-// transfers between processes take. Its peer is plain loopback TCP (bench/tcp_peer.cpp: one
-// process writes the bytes to a socket, the other reads them), run side by side by
-// bench/run_cluster_bench.sh.
+// Shard transfer benchmark: --mib MiB (256 by default) moved from process 0 to process 1 with
+// am::communicator's send/recv, the path bulk shard transfers between processes take: over UCX's
+// shared memory when both processes run on this machine (one copy), over Gloo's TCP pair otherwise
+// (AM_COLLECTIVE_CHECKS=tcp forces that path here). Its peers are plain loopback TCP
+// (bench/tcp_peer.cpp: one process writes the bytes to a socket, the other reads them), run side
+// by side by bench/run_cluster_bench.sh, and MPI_Send/MPI_Recv (bench/mpi_peers.cpp send), run by
+// bench/run_collectives_matrix.sh.
 //
 // The receiver times each recv call (it is posted right after the previous one returned, so the
 // time covers the sender's turnaround as the TCP peer's "go" byte does) and prints the median
@@ -43,7 +45,7 @@ int run(int argc, char** argv) {
   std::size_t count = static_cast<std::size_t>(mib) << 20;
   std::vector<std::uint8_t> buffer(count);
   for (std::size_t i = 0; i < count; ++i)
-    buffer[i] = comm.rank() == 0 ? static_cast<std::uint8_t>(i * 131 + 7) : 0;
+    buffer[i] = comm.rank() == 0 ? am::bench::transfer_pattern(i) : 0;
   std::vector<double> seconds;
   for (long long k = 0; k < warmup + rounds; ++k) {
     auto start = clock_type::now();
@@ -55,17 +57,8 @@ int run(int argc, char** argv) {
       seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
   }
   if (comm.rank() == 1) {
-    bool right = true;
-    for (std::size_t i = 0; i < count && right; i += 4093)
-      right = buffer[i] == static_cast<std::uint8_t>(i * 131 + 7);
-    auto rate = [&](double s) { return static_cast<double>(count) / s / 1e9; };
-    double med = percentile(seconds, 0.5);
-    std::printf("actormesh send/recv (Gloo), %lld MiB, %lld rounds: median %.1f ms, %.3f GB/s (range %.3f-%.3f), "
-                "bytes %s\n",
-                mib, rounds, med * 1e3, rate(med), rate(percentile(seconds, 1.0)), rate(percentile(seconds, 0.0)),
-                right ? "right" : "WRONG");
-    std::printf("RESULT am_transfer_gbs %.4f\n", rate(med));
-    std::fflush(stdout);
+    const bool right = am::bench::holds_transfer_pattern(buffer);
+    am::bench::report_transfer("actormesh send/recv", "am_transfer_gbs", count, seconds, right);
     return right ? 0 : 1;
   }
   return 0;

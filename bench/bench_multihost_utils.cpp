@@ -18,6 +18,7 @@
 #include <actormesh.hpp>
 
 #include "bench_flags.hpp"
+#include "bench_cluster_timing.hpp"
 #include "bench_report.hpp"
 #include "observability/flight_recorder.hpp"
 
@@ -32,21 +33,7 @@ namespace {
 
 namespace mh = am::multihost;
 using am::bench::percentile;
-using clock_type = std::chrono::steady_clock;
-
-/// Runs `op` warmup + rounds times; the microseconds of the last `rounds`.
-template <class Op>
-std::vector<double> time_calls(long long warmup, long long rounds, Op&& op) {
-  std::vector<double> us;
-  us.reserve(static_cast<std::size_t>(rounds));
-  for (long long k = 0; k < warmup + rounds; ++k) {
-    auto start = clock_type::now();
-    op();
-    if (k >= warmup)
-      us.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - start).count());
-  }
-  return us;
-}
+using am::bench::time_calls;
 
 /// True when every byte of `bytes` equals `value`.
 bool all_equal(const std::byte* bytes, std::size_t n, std::uint8_t value) {
@@ -73,20 +60,12 @@ void report_phases(const char* what, const std::string& key, const std::string& 
               percentile(move, 0.5));
 }
 
-/// The largest of every process's value (through process_allgather, outside any timed part): a
-/// broadcast's root can return before the others have the bytes, so each figure is the slowest
-/// process's median.
-double slowest(double mine) {
-  am::host_array all = mh::process_allgather(mine);
-  const double* v = reinterpret_cast<const double*>(all.bytes().data());
-  return *std::max_element(v, v + all.size());
-}
-
 /// Rank 0's line and RESULT lines: "<key>_us", "<key>_p10_us", "<key>_p90_us", "<key>_gbs".
 void report(const char* what, const std::string& key, const std::vector<double>& us, double received_bytes,
             bool right) {
-  const double med = slowest(percentile(us, 0.5)), p10 = slowest(percentile(us, 0.1)),
-               p90 = slowest(percentile(us, 0.9));
+  using am::bench::slowest_of_processes;
+  const double med = slowest_of_processes(percentile(us, 0.5)), p10 = slowest_of_processes(percentile(us, 0.1)),
+               p90 = slowest_of_processes(percentile(us, 0.9));
   const double gbs = received_bytes / (med * 1e-6) / 1e9;
   if (am::process_index() != 0)
     return;

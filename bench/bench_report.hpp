@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -44,6 +45,31 @@ inline double median_seconds(int reps, const std::function<void()>& body) {
   if (progress)
     progress->finish();
   return percentile(t, 0.5);
+}
+
+/// The byte at offset `i` of what a transfer benchmark sends (tcp_peer, mpi_peers send,
+/// bench_cluster_transfer), so that the receiver can check what arrived.
+inline std::uint8_t transfer_pattern(std::size_t i) { return static_cast<std::uint8_t>(i * 131 + 7); }
+
+/// Whether `buffer` holds transfer_pattern (one byte in 4093 looked at).
+inline bool holds_transfer_pattern(const std::vector<std::uint8_t>& buffer) {
+  for (std::size_t i = 0; i < buffer.size(); i += 4093)
+    if (buffer[i] != transfer_pattern(i))
+      return false;
+  return true;
+}
+
+/// A transfer benchmark's line, "<what>, M MiB, R rounds: median ... GB/s (range ...), bytes right",
+/// and its "RESULT <key> <GB/s>" line, from the seconds of each timed transfer of `bytes`.
+inline void report_transfer(const char* what, const char* key, std::size_t bytes, const std::vector<double>& seconds,
+                            bool right) {
+  auto rate = [&](double s) { return static_cast<double>(bytes) / s / 1e9; };
+  const double med = percentile(seconds, 0.5);
+  std::printf("%s, %zu MiB, %zu rounds: median %.1f ms, %.3f GB/s (range %.3f-%.3f), bytes %s\n", what, bytes >> 20,
+              seconds.size(), med * 1e3, rate(med), rate(percentile(seconds, 1.0)), rate(percentile(seconds, 0.0)),
+              right ? "right" : "WRONG");
+  std::printf("RESULT %s %.4f\n", key, rate(med));
+  std::fflush(stdout);
 }
 
 /// One figure for bench/run_cpu_benchmarks.sh's table: `RATIO <value> <what>` on standard output,

@@ -9,6 +9,11 @@
 //                                                       times each one back to back: bus bandwidth
 //                                                       (algbw x 2(n-1)/n, as nccl-tests define it),
 //                                                       against bench_cluster_allreduce
+//   mpi_peers send [--mib M] [--warmup W] [--rounds R]
+//                                                       MPI_Send of M MiB from rank 0 to rank 1 (2
+//                                                       ranks), rank 1 times each MPI_Recv posted
+//                                                       right after the last: throughput, against
+//                                                       bench_cluster_transfer
 //   mpi_peers allgather [--bytes B] [--warmup W] [--rounds R]
 //   mpi_peers bcast [--bytes B] [--warmup W] [--rounds R]
 //   mpi_peers sum [--bytes B] [--warmup W] [--rounds R]
@@ -36,7 +41,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -93,6 +100,43 @@ int allreduce(int argc, char** argv, int rank, int n) {
                 right ? "right" : "WRONG");
     std::printf("RESULT mpi_allreduce_busbw %.4f\nRESULT mpi_allreduce_ms %.3f\n", busbw(med), med * 1e3);
   }
+  return right ? 0 : 1;
+}
+
+/// M MiB from rank 0 to rank 1, as bench_cluster_transfer moves them with a communicator's
+/// send/recv: the receiver times each MPI_Recv, posted right after the last returned (so the time
+/// covers the sender's turnaround too); the last transfer's bytes are checked.
+int send(int argc, char** argv, int rank, int n) {
+  am::bench::flags flag(argc, argv, "mpi_peers send: M MiB from rank 0 to rank 1 with MPI_Send/MPI_Recv");
+  long long mib = std::max(1LL, flag.integer("--mib", 256, "MiB per operation"));
+  long long warmup = flag.integer("--warmup", 2, "untimed rounds first");
+  long long rounds = std::max(1LL, flag.integer("--rounds", 8, "timed rounds"));
+  flag.finish();
+  if (n != 2)
+    throw std::invalid_argument("mpi_peers send runs on exactly 2 ranks");
+  const std::size_t count = static_cast<std::size_t>(mib) << 20;
+  std::vector<std::uint8_t> buffer(count);
+  for (std::size_t i = 0; i < count; ++i)
+    buffer[i] = rank == 0 ? am::bench::transfer_pattern(i) : 0;
+  // MPI's counts are ints: the bytes go as 1 MiB elements of a contiguous type.
+  MPI_Datatype mebibyte;
+  MPI_Type_contiguous(1 << 20, MPI_BYTE, &mebibyte);
+  MPI_Type_commit(&mebibyte);
+  std::vector<double> seconds;
+  for (long long k = 0; k < warmup + rounds; ++k) {
+    double start = MPI_Wtime();
+    if (rank == 0)
+      MPI_Send(buffer.data(), static_cast<int>(mib), mebibyte, 1, 0, MPI_COMM_WORLD);
+    else
+      MPI_Recv(buffer.data(), static_cast<int>(mib), mebibyte, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (k >= warmup)
+      seconds.push_back(MPI_Wtime() - start);
+  }
+  MPI_Type_free(&mebibyte);
+  if (rank != 1)
+    return 0;
+  const bool right = am::bench::holds_transfer_pattern(buffer);
+  am::bench::report_transfer("MPI_Send/MPI_Recv", "mpi_send_gbs", count, seconds, right);
   return right ? 0 : 1;
 }
 
@@ -170,10 +214,12 @@ int run(int argc, char** argv) {
     rc = barrier(argc, argv, rank, n);
   else if (mode == "allreduce")
     rc = allreduce(argc, argv, rank, n);
+  else if (mode == "send")
+    rc = send(argc, argv, rank, n);
   else if (mode == "allgather" || mode == "bcast" || mode == "sum")
     rc = bytes_collective(mode, argc, argv, rank, n);
   else if (rank == 0)
-    std::fprintf(stderr, "usage: mpi_peers barrier|allreduce|allgather|bcast|sum [--mib M] [--bytes B] [--warmup W] [--rounds R]\n");
+    std::fprintf(stderr, "usage: mpi_peers barrier|allreduce|send|allgather|bcast|sum [--mib M] [--bytes B] [--warmup W] [--rounds R]\n");
   std::fflush(stdout);
   MPI_Finalize();
   return rc;

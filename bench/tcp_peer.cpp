@@ -202,7 +202,7 @@ int run(int argc, char** argv) {
     set_nodelay(fd);
     std::vector<std::uint8_t> buffer(count);
     for (std::size_t i = 0; i < count; ++i)
-      buffer[i] = static_cast<std::uint8_t>(i * 131 + 7);
+      buffer[i] = am::bench::transfer_pattern(i);
     char go = 0;
     while (::read(fd, &go, 1) == 1 && go == 'g')
       if (!write_all(fd, buffer.data(), count))
@@ -229,15 +229,8 @@ int run(int argc, char** argv) {
   ::close(fd);
   int status = 0;
   ::waitpid(child, &status, 0);
-  bool right = true;
-  for (std::size_t i = 0; i < count && right; i += 4093)
-    right = buffer[i] == static_cast<std::uint8_t>(i * 131 + 7);
-  auto rate = [&](double s) { return static_cast<double>(count) / s / 1e9; };
-  double med = percentile(seconds, 0.5);
-  std::printf("loopback TCP, %lld MiB, %lld rounds: median %.1f ms, %.3f GB/s (range %.3f-%.3f), bytes %s\n", mib,
-              rounds, med * 1e3, rate(med), rate(percentile(seconds, 1.0)), rate(percentile(seconds, 0.0)),
-              right ? "right" : "WRONG");
-  std::printf("RESULT tcp_transfer_gbs %.4f\n", rate(med));
+  const bool right = am::bench::holds_transfer_pattern(buffer);
+  am::bench::report_transfer("loopback TCP", "tcp_transfer_gbs", count, seconds, right);
   return right && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 

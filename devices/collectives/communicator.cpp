@@ -9,6 +9,7 @@
 #include "devices/collectives/communicator_operation.hpp"
 #include "devices/collectives/communicator_waits.hpp"
 #include "devices/collectives/gloo_engine.hpp"
+#include "devices/collectives/mesh_transfer.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 
 #include <algorithm>
@@ -23,6 +24,7 @@ namespace am {
 namespace {
 
 using milliseconds = std::chrono::milliseconds;
+using clock = detail::shm_mesh::clock;
 using detail::carried_bytes;
 using detail::copy_of;
 using detail::landed_bytes;
@@ -306,6 +308,9 @@ void communicator::send(const void* data, std::size_t count, dtype type, int pee
   impl_->run_p2p(
     rank(), peer, p2p_kind(type, count, rank(), peer, tag),
     [=](detail::gloo_engine& engine, std::uint32_t, milliseconds left) { engine.send(data, bytes, peer, tag, left); },
+    [=](detail::shm_mesh& mesh, std::uint8_t lane, std::uint64_t step, clock::time_point deadline) {
+      detail::mesh_send(mesh, peer, lane, step, data, bytes, deadline);
+    },
     timeout);
 }
 
@@ -317,6 +322,9 @@ void communicator::recv(void* data, std::size_t count, dtype type, int peer, std
   impl_->run_p2p(
     peer, rank(), p2p_kind(type, count, peer, rank(), tag),
     [=](detail::gloo_engine& engine, std::uint32_t, milliseconds left) { engine.recv(data, bytes, peer, tag, left); },
+    [=](detail::shm_mesh& mesh, std::uint8_t lane, std::uint64_t step, clock::time_point deadline) {
+      detail::mesh_recv(mesh, peer, lane, step, data, bytes, deadline);
+    },
     timeout);
 }
 

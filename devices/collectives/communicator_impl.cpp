@@ -140,7 +140,7 @@ void communicator::impl::name_for_check(detail::operation& op) {
 }
 
 void communicator::impl::run_p2p(int from, int to, const detail::operation_kind& kind, mover move,
-                                 const timeout_type& t) {
+                                 mesh_mover over_mesh, const timeout_type& t) {
   const milliseconds limit = timeout_of(t);
   throw_if_broken();
   const std::string signature = kind.signature();
@@ -153,7 +153,12 @@ void communicator::impl::run_p2p(int from, int to, const detail::operation_kind&
     const auto lane = from < to ? detail::gloo_engine::fingerprint_lane::to_higher_rank
                                 : detail::gloo_engine::fingerprint_lane::to_lower_rank;
     detail::operation op{kind, signature, id, step, pair, where(signature, id, step),
-                         [this, move](milliseconds left) { move(*engine, 0, left); },
+                         [this, move, over_mesh, lane, step](milliseconds left) {
+                           if (mesh)
+                             over_mesh(*mesh, static_cast<std::uint8_t>(lane), step, clock::now() + left);
+                           else
+                             move(*engine, 0, left);
+                         },
                          {false, {from == rank ? to : from}, lane}, limit};
     name_for_check(op);
     return op;

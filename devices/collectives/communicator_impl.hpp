@@ -115,8 +115,15 @@ struct communicator::impl {
   /// Sets how the check's errors name `op` (operation::check_what).
   static void name_for_check(detail::operation& op);
 
-  /// A send/recv between this rank and `peer`: numbered in the sequence of (from, to).
-  void run_p2p(int from, int to, const detail::operation_kind& kind, mover move, const timeout_type& t);
+  /// How a send/recv's bytes move over the shared-memory mesh: `move(mesh, lane, step, deadline)`
+  /// (mesh_transfer.hpp), the lane and step being the pair's fingerprints'.
+  using mesh_mover = std::function<void(detail::shm_mesh&, std::uint8_t, std::uint64_t, clock::time_point)>;
+
+  /// A send/recv between this rank and `peer`: numbered in the sequence of (from, to). Its bytes
+  /// move over the mesh when there is one (`over_mesh`: one copy between the processes), else
+  /// over Gloo (`move`).
+  void run_p2p(int from, int to, const detail::operation_kind& kind, mover move, mesh_mover over_mesh,
+               const timeout_type& t);
 
   /// Numbers the operation (`make()`, under the lock) and queues it under the same lock, so steps
   /// follow the worker's order, then waits for it. An agreement (`may_run_here`: no bytes to move)

@@ -17,8 +17,9 @@ constexpr std::chrono::milliseconds probe_window{250};
 /// The longest verdict text a message carries.
 constexpr std::size_t verdict_room = 4000;
 
-// A tag: kind (4 bits) | round (6) | lane (2) | step (36) | sender's rank (16).
-enum class kind : std::uint64_t { round = 1, control = 2, payload = 3 };
+// A tag: kind (4 bits) | round (6) | lane (2) | step (36) | sender's rank (16). Kinds 4 and 5 are a
+// send/recv's bytes and the sender's release note (mesh_transfer.cpp).
+enum class kind : std::uint64_t { round = 1, control = 2, payload = 3, p2p_bytes = 4, p2p_release = 5 };
 enum class control : std::uint8_t { probe = 1, present = 2, verdict = 3 };
 
 constexpr std::uint64_t sender_bits = 0xffff;
@@ -302,6 +303,14 @@ dissemination_outcome disseminate_fingerprints(shm_mesh& mesh, const std::vector
 
 std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender) {
   return tag_of(kind::round, round, lane, step, sender);
+}
+
+std::uint64_t point_to_point_bytes_tag(std::uint8_t lane, std::uint64_t step, int sender) {
+  return tag_of(kind::p2p_bytes, 0, lane, step, sender);
+}
+
+std::uint64_t point_to_point_release_tag(std::uint8_t lane, std::uint64_t step, int sender) {
+  return tag_of(kind::p2p_release, 0, lane, step, sender);
 }
 
 std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender) {

@@ -63,6 +63,11 @@ std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::ui
 /// The tag of the payloads that follow that message.
 std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender);
 
+/// The tag of the bytes of a send/recv that `sender` moves over the mesh at step `step` of `lane`
+/// (mesh_transfer.hpp), and of the note that follows them once its send completed.
+std::uint64_t point_to_point_bytes_tag(std::uint8_t lane, std::uint64_t step, int sender);
+std::uint64_t point_to_point_release_tag(std::uint8_t lane, std::uint64_t step, int sender);
+
 /// Sends `text`, this rank's verdict on step `step` of `lane`, to every other rank of `group`.
 void send_verdict(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane, std::uint64_t step,
                   const std::string& text);

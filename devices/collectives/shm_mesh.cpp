@@ -30,6 +30,9 @@ constexpr std::chrono::microseconds yield_for{200};
 /// The longest sleep between two looks at the abort flag (an abort also wakes the sleeper).
 constexpr std::chrono::milliseconds longest_sleep{100};
 
+/// How long settle() gives a send that its owner gave up on to end by itself (a read under way).
+constexpr std::chrono::milliseconds send_grace{100};
+
 /// How long the mesh's end waits for UCX to close its endpoints and cancel its requests.
 constexpr std::chrono::milliseconds close_wait{200};
 
@@ -89,8 +92,14 @@ struct shm_mesh::state {
   int event_fd = -1;
   std::vector<ucp_ep_h> endpoints; // by rank; null for this rank
   std::vector<std::shared_ptr<transfer>> in_flight;
+  /// Set when a transfer into memory that is no longer ours could not be withdrawn (settle()):
+  /// progressing UCX could write into it, so nothing progresses this worker again, and its end
+  /// leaks it rather than progress it.
+  bool never_progress = false;
 
   ~state() {
+    if (worker && never_progress)
+      return; // see never_progress: the worker and its context stay, unprogressed, till the process ends
     if (worker) {
       for (auto& t : in_flight)
         if (t->request)
@@ -154,7 +163,11 @@ std::unique_ptr<shm_mesh> shm_mesh::connect(cluster_services& cluster, const std
       offer = "none;UCX could not read its configuration";
     else {
       s->lib->config_modify(config, "TLS", "sm"); // shared memory only: no socket, no listening port
-      if (s->lib->init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &s->context) != UCS_OK)
+      // A rendezvous's bytes are read by the receiver (get), never written by the sender (put):
+      // a receive's memory then changes only while its own rank progresses (shm_mesh::settle).
+      if (s->lib->config_modify(config, "RNDV_SCHEME", "get_zcopy") != UCS_OK)
+        offer = "none;UCX refused its get rendezvous scheme";
+      else if (s->lib->init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &s->context) != UCS_OK)
         offer = "none;UCX found no shared-memory transport";
       s->lib->config_release(config);
     }
@@ -220,12 +233,25 @@ shm_mesh::~shm_mesh() = default;
 std::shared_ptr<shm_mesh::transfer> shm_mesh::send(int peer, std::uint64_t tag, std::vector<std::byte> bytes) {
   auto t = std::make_shared<transfer>();
   t->bytes = std::move(bytes);
+  const void* data = t->bytes.data();
+  const std::size_t size = t->bytes.size();
+  return start_send(std::move(t), peer, tag, data, size);
+}
+
+std::shared_ptr<shm_mesh::transfer> shm_mesh::send_from(int peer, std::uint64_t tag, const void* data,
+                                                        std::size_t size) {
+  return start_send(std::make_shared<transfer>(), peer, tag, data, size);
+}
+
+std::shared_ptr<shm_mesh::transfer> shm_mesh::start_send(std::shared_ptr<transfer> t, int peer, std::uint64_t tag,
+                                                         const void* data, std::size_t size) {
+  t->peer = peer;
+  ucp_ep_h endpoint = state_->endpoints.at(static_cast<std::size_t>(peer));
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   param.cb.send = on_send_done;
   param.user_data = t.get();
-  void* r = state_->lib->tag_send_nbx(state_->endpoints.at(static_cast<std::size_t>(peer)), t->bytes.data(),
-                                      t->bytes.size(), tag, &param);
+  void* r = state_->lib->tag_send_nbx(endpoint, data, size, tag, &param);
   if (r == nullptr)
     t->done = true;
   else if (UCS_PTR_IS_ERR(r)) {
@@ -241,12 +267,23 @@ std::shared_ptr<shm_mesh::transfer> shm_mesh::send(int peer, std::uint64_t tag, 
 std::shared_ptr<shm_mesh::transfer> shm_mesh::receive(std::uint64_t tag, std::uint64_t mask, std::size_t capacity) {
   auto t = std::make_shared<transfer>();
   t->bytes.resize(capacity);
+  void* data = t->bytes.data();
+  return start_receive(std::move(t), tag, mask, data, capacity);
+}
+
+std::shared_ptr<shm_mesh::transfer> shm_mesh::receive_into(std::uint64_t tag, std::uint64_t mask, void* data,
+                                                           std::size_t capacity) {
+  return start_receive(std::make_shared<transfer>(), tag, mask, data, capacity);
+}
+
+std::shared_ptr<shm_mesh::transfer> shm_mesh::start_receive(std::shared_ptr<transfer> t, std::uint64_t tag,
+                                                            std::uint64_t mask, void* data, std::size_t capacity) {
   ucp_request_param_t param{};
   // Always through the callback (UCX 1.13 leaves recv_info unfilled when a match completes at once).
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   param.cb.recv = on_receive_done;
   param.user_data = t.get();
-  void* r = state_->lib->tag_recv_nbx(state_->worker, t->bytes.data(), capacity, tag, mask, &param);
+  void* r = state_->lib->tag_recv_nbx(state_->worker, data, capacity, tag, mask, &param);
   if (UCS_PTR_IS_ERR(r)) {
     t->done = t->failed = true;
     t->error = state_->lib->status_string(UCS_PTR_STATUS(r));
@@ -262,7 +299,30 @@ void shm_mesh::cancel(const std::shared_ptr<transfer>& t) {
     state_->lib->request_cancel(state_->worker, t->request);
 }
 
+bool shm_mesh::settle(const std::shared_ptr<transfer>& t, clock::duration limit) noexcept {
+  if (!t || t->done)
+    return true;
+  if (!state_->never_progress) {
+    const bool receive = t->peer < 0;
+    if (receive)
+      cancel(t); // ends it at once unless its bytes are being read
+    // UCX cannot withdraw a send (a forced close of its endpoint needs the error handling that its
+    // shared-memory transports lack): it ends only when the receiver has read it, so it gets a
+    // moment for a read under way, not the whole limit.
+    const auto give_up = clock::now() + (receive ? limit : std::min<clock::duration>(limit, send_grace));
+    while (!t->done && clock::now() < give_up)
+      state_->lib->worker_progress(state_->worker);
+    if (t->done)
+      return true;
+  }
+  state_->never_progress = true;
+  abort("a transfer could not be withdrawn from UCX");
+  return false;
+}
+
 bool shm_mesh::progress() {
+  if (state_->never_progress)
+    return false;
   const bool moved = state_->lib->worker_progress(state_->worker) != 0;
   auto& flying = state_->in_flight;
   flying.erase(std::remove_if(flying.begin(), flying.end(), [](auto& t) { return t->done; }), flying.end());

@@ -36,6 +36,7 @@ public:
     std::string error;            ///< UCX's status text when failed
     std::size_t length = 0;       ///< bytes that arrived (receives)
     std::uint64_t tag = 0;        ///< the sender's tag (receives)
+    int peer = -1;                ///< the rank it goes to (sends)
     void* request = nullptr;      ///< UCX's request while in flight
   };
 
@@ -62,8 +63,26 @@ public:
   /// (a longer one fails the transfer).
   std::shared_ptr<transfer> receive(std::uint64_t tag, std::uint64_t mask, std::size_t capacity);
 
+  /// Sends the `size` bytes at `data`, the caller's memory, not copied: it must stay as it is until
+  /// the transfer is done or settle() let it go. For a point-to-point's bytes of any size.
+  std::shared_ptr<transfer> send_from(int peer, std::uint64_t tag, const void* data, std::size_t size);
+
+  /// Receives one message whose tag matches `tag` on the bits of `mask` straight into `data`, the
+  /// caller's memory (at most `capacity` bytes; a longer message fails the transfer). The bytes are
+  /// written only while this rank progresses the mesh (the receiver reads the sender's memory:
+  /// UCX's rendezvous runs its get scheme, see connect()).
+  std::shared_ptr<transfer> receive_into(std::uint64_t tag, std::uint64_t mask, void* data, std::size_t capacity);
+
   /// Withdraws a receive that has not matched (it completes as failed).
   void cancel(const std::shared_ptr<transfer>& t);
+
+  /// Lets go of the caller's memory behind a transfer that did not complete (its owner gives up):
+  /// cancels it (a receive) and progresses until UCX is done with it, for at most `limit` (a send,
+  /// which UCX cannot cancel, for at most 100 ms). True when it is done. Otherwise the mesh is
+  /// aborted and never progressed again (its UCX worker is left, not destroyed, when it ends), so
+  /// nothing touches that memory later (the peer's reads of a send find no release note after
+  /// them, mesh_transfer.hpp); false.
+  bool settle(const std::shared_ptr<transfer>& t, clock::duration limit) noexcept;
 
   /// Why wait() returned.
   enum class wake { ready, timed_out, aborted };
@@ -84,6 +103,14 @@ private:
 
   /// Progresses once; true when UCX did something.
   bool progress();
+
+  /// Starts a send of `size` bytes at `data` whose buffer `t` keeps alive (or not: the caller's).
+  std::shared_ptr<transfer> start_send(std::shared_ptr<transfer> t, int peer, std::uint64_t tag, const void* data,
+                                       std::size_t size);
+
+  /// Starts a receive into `data` (t->bytes or the caller's memory).
+  std::shared_ptr<transfer> start_receive(std::shared_ptr<transfer> t, std::uint64_t tag, std::uint64_t mask,
+                                          void* data, std::size_t capacity);
 
   std::unique_ptr<state> state_;
   int rank_;

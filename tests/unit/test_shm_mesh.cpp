@@ -1,7 +1,10 @@
 // The shared-memory mesh under the collectives' checks, against a hostile peer: a rank of the mesh
 // that sends a check short, lying or oversized messages instead of its record. The check must
-// neither read past what arrived nor trust a count or an index, and must end (never hang).
+// neither read past what arrived nor trust a count or an index, and must end (never hang). And a
+// send/recv's bytes over it (mesh_transfer.hpp): intact at every size, never trusted without the
+// sender's release note, and ended by a deadline or an abort without touching the memory later.
 #include "devices/collectives/fingerprint_dissemination.hpp"
+#include "devices/collectives/mesh_transfer.hpp"
 #include "devices/collectives/shm_mesh.hpp"
 
 #include "actors/errors.hpp"
@@ -9,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <future>
 #include <thread>
@@ -115,5 +119,130 @@ TEST_CASE("a check over shared memory ends at an abort from another thread", "[c
     std::rethrow_exception(outcome.error);
   } catch (const am::runtime_error& e) {
     CHECK_THAT(e.what(), Catch::Contains("the test gave up"));
+  }
+}
+
+namespace {
+
+/// `n` bytes of a pattern that `seed` shifts.
+std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
+  std::vector<std::uint8_t> out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = static_cast<std::uint8_t>(i * 131 + seed);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a send/recv over shared memory arrives intact at every size, one after another", "[collectives][shm]") {
+  am::test::local_cluster cluster(2);
+  auto [sender, receiver] = two_meshes(cluster, "am/test/shm-p2p/");
+  if (!sender) {
+    WARN("no shared-memory mesh here (UCX missing): nothing to check");
+    return;
+  }
+  // Around UCX's eager, multi-fragment and rendezvous thresholds, and one large transfer.
+  const std::vector<std::size_t> sizes{1, 100, 8192 + 3, 65536, 1 << 20, (64 << 20) + 5};
+  std::uint64_t step = 0;
+  for (std::size_t n : sizes) {
+    INFO(n << " bytes");
+    auto sent = pattern(n, static_cast<unsigned>(step));
+    std::vector<std::uint8_t> got(n, 0);
+    const auto deadline = shm_mesh::clock::now() + 20s;
+    auto receiving = std::async(std::launch::async, [&, s = step] {
+      am::detail::mesh_recv(*receiver, 0, 1, s, got.data(), n, deadline);
+    });
+    am::detail::mesh_send(*sender, 1, 1, step, sent.data(), n, deadline);
+    receiving.get();
+    CHECK(got == sent);
+    ++step;
+  }
+}
+
+TEST_CASE("a send/recv over shared memory trusts no bytes without the sender's release note", "[collectives][shm]") {
+  am::test::local_cluster cluster(2);
+  auto [forger, receiver] = two_meshes(cluster, "am/test/shm-p2p-note/");
+  if (!forger) {
+    WARN("no shared-memory mesh here (UCX missing): nothing to check");
+    return;
+  }
+  const std::size_t n = 4 << 20;
+  // The bytes under the right tag, but no note: as from a sender that gave up while they were read.
+  auto sent = forger->send(1, am::detail::point_to_point_bytes_tag(1, 7, 0), std::vector<std::byte>(n, std::byte{9}));
+  std::vector<std::uint8_t> got(n, 0);
+  const auto started = shm_mesh::clock::now();
+  std::thread progress([&] { forger->wait([&] { return sent->done; }, started + 5s); });
+  CHECK_THROWS_AS(am::detail::mesh_recv(*receiver, 0, 1, 7, got.data(), n, started + 500ms), am::timeout_error);
+  progress.join();
+  CHECK(shm_mesh::clock::now() - started < 4s);
+  // A message of another length than the receive's fails, naming both lengths.
+  auto short_one = forger->send(1, am::detail::point_to_point_bytes_tag(1, 8, 0), std::vector<std::byte>(10));
+  auto note = forger->send(1, am::detail::point_to_point_release_tag(1, 8, 0), std::vector<std::byte>(1));
+  CHECK_FALSE(short_one->failed);
+  CHECK_FALSE(note->failed);
+  try {
+    am::detail::mesh_recv(*receiver, 0, 1, 8, got.data(), 100, shm_mesh::clock::now() + 5s);
+    FAIL("a 10-byte message passed for 100");
+  } catch (const am::runtime_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("got 10 bytes where 100 were expected"));
+  }
+}
+
+TEST_CASE("a send/recv over shared memory ends at its deadline or an abort, and lets go of the memory", "[collectives][shm]") {
+  am::test::local_cluster cluster(2);
+  SECTION("a receive whose sender never sends") {
+    auto [idle, receiver] = two_meshes(cluster, "am/test/shm-p2p-late-send/");
+    if (!idle) {
+      WARN("no shared-memory mesh here (UCX missing): nothing to check");
+      return;
+    }
+    std::vector<std::uint8_t> got(1 << 20, 0);
+    const auto started = shm_mesh::clock::now();
+    CHECK_THROWS_AS(am::detail::mesh_recv(*receiver, 0, 1, 0, got.data(), got.size(), started + 300ms),
+                    am::timeout_error);
+    CHECK(shm_mesh::clock::now() - started < 3s);
+    // The receive was withdrawn: the bytes the sender sends now never reach the old memory.
+    auto late = pattern(got.size(), 1);
+    auto sent = idle->send_from(1, am::detail::point_to_point_bytes_tag(1, 0, 0), late.data(), late.size());
+    idle->wait([&] { return sent->done; }, shm_mesh::clock::now() + 300ms);
+    receiver->wait([] { return false; }, shm_mesh::clock::now() + 100ms);
+    CHECK(std::all_of(got.begin(), got.end(), [](std::uint8_t b) { return b == 0; }));
+    CHECK_FALSE(idle->settle(sent, 2s)); // never received: UCX keeps it
+  }
+  SECTION("a send whose receiver never receives") {
+    auto [sender, idle] = two_meshes(cluster, "am/test/shm-p2p-late-recv/");
+    if (!sender) {
+      WARN("no shared-memory mesh here (UCX missing): nothing to check");
+      return;
+    }
+    auto bytes = pattern(16 << 20, 3);
+    const auto started = shm_mesh::clock::now();
+    CHECK_THROWS_AS(am::detail::mesh_send(*sender, 1, 1, 0, bytes.data(), bytes.size(), started + 300ms),
+                    am::timeout_error);
+    CHECK(shm_mesh::clock::now() - started < 3s);
+    // UCX cannot withdraw a send: the mesh is aborted and never progressed again.
+    CHECK_THAT(sender->abort_reason(), Catch::Contains("could not be withdrawn"));
+    CHECK(sender->wait([] { return false; }, shm_mesh::clock::now() + 1s) == shm_mesh::wake::aborted);
+  }
+  SECTION("an abort from another thread") {
+    auto [idle, receiver] = two_meshes(cluster, "am/test/shm-p2p-abort/");
+    if (!idle) {
+      WARN("no shared-memory mesh here (UCX missing): nothing to check");
+      return;
+    }
+    std::vector<std::uint8_t> got(1 << 20, 0);
+    const auto started = shm_mesh::clock::now();
+    std::thread aborter([&] {
+      std::this_thread::sleep_for(200ms);
+      receiver->abort("the test gave up");
+    });
+    try {
+      am::detail::mesh_recv(*receiver, 0, 1, 0, got.data(), got.size(), started + 20s);
+      FAIL("the receive ended without its bytes");
+    } catch (const am::runtime_error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("the test gave up"));
+    }
+    aborter.join();
+    CHECK(shm_mesh::clock::now() - started < 5s);
   }
 }
