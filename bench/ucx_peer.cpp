@@ -82,10 +82,10 @@ int run(int argc, char** argv) {
   const long long bytes = f.integer("--bytes", 256, "message size in bytes");
   const long long rounds = f.integer("--rounds", 20000, "timed round trips");
   const long long warmup = f.integer("--warmup", 1000, "untimed round trips first");
-  const std::string transports = f.text("--transports", "sm", "UCX transports: sm (shared memory) or tcp");
+  const std::string transports = f.text("--transports", "sm", "UCX transports: sm (shared memory), mm (shared memory without cross-memory attach) or tcp");
   const bool block = f.present("--block", "sleep on UCX's event descriptor after a short spin");
   f.finish();
-  if (bytes < 1 || rounds < 1 || warmup < 0 || (transports != "sm" && transports != "tcp"))
+  if (bytes < 1 || rounds < 1 || warmup < 0 || (transports != "sm" && transports != "mm" && transports != "tcp"))
     throw std::invalid_argument("ucx_peer: --bytes and --rounds are positive, --transports is sm or tcp");
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)

@@ -17,9 +17,9 @@ constexpr std::chrono::milliseconds probe_window{250};
 /// The longest verdict text a message carries.
 constexpr std::size_t verdict_room = 4000;
 
-// A tag: kind (4 bits) | round (6) | lane (2) | step (36) | sender's rank (16). Kinds 4 and 5 are a
-// send/recv's bytes and the sender's release note (mesh_transfer.cpp).
-enum class kind : std::uint64_t { round = 1, control = 2, payload = 3, p2p_bytes = 4, p2p_release = 5 };
+// A tag: kind (4 bits) | round (6) | lane (2) | step (36) | sender's rank (16). Kinds 4 to 7 are a
+// send/recv's messages (point_to_point_message).
+enum class kind : std::uint64_t { round = 1, control = 2, payload = 3 };
 enum class control : std::uint8_t { probe = 1, present = 2, verdict = 3 };
 
 constexpr std::uint64_t sender_bits = 0xffff;
@@ -305,12 +305,8 @@ std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::ui
   return tag_of(kind::round, round, lane, step, sender);
 }
 
-std::uint64_t point_to_point_bytes_tag(std::uint8_t lane, std::uint64_t step, int sender) {
-  return tag_of(kind::p2p_bytes, 0, lane, step, sender);
-}
-
-std::uint64_t point_to_point_release_tag(std::uint8_t lane, std::uint64_t step, int sender) {
-  return tag_of(kind::p2p_release, 0, lane, step, sender);
+std::uint64_t point_to_point_tag(point_to_point_message m, std::uint8_t lane, std::uint64_t step, int sender) {
+  return tag_of(static_cast<kind>(m), 0, lane, step, sender);
 }
 
 std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender) {

@@ -63,10 +63,16 @@ std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::ui
 /// The tag of the payloads that follow that message.
 std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender);
 
-/// The tag of the bytes of a send/recv that `sender` moves over the mesh at step `step` of `lane`
-/// (mesh_transfer.hpp), and of the note that follows them once its send completed.
-std::uint64_t point_to_point_bytes_tag(std::uint8_t lane, std::uint64_t step, int sender);
-std::uint64_t point_to_point_release_tag(std::uint8_t lane, std::uint64_t step, int sender);
+/// The messages of a send/recv over the mesh (mesh_transfer.cpp), each under a tag of its own.
+enum class point_to_point_message : std::uint8_t {
+  descriptor = 4, ///< sender -> receiver: where the bytes are (process, address, length)
+  release = 5,    ///< sender -> receiver: the memory stayed as it was until the reply came
+  reply = 6,      ///< receiver -> sender: read, or send the bytes instead
+  copy = 7,       ///< sender -> receiver: the bytes themselves, when the receiver may not read them
+};
+
+/// The tag of message `m` that `sender` sends for step `step` of `lane`.
+std::uint64_t point_to_point_tag(point_to_point_message m, std::uint8_t lane, std::uint64_t step, int sender);
 
 /// Sends `text`, this rank's verdict on step `step` of `lane`, to every other rank of `group`.
 void send_verdict(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane, std::uint64_t step,

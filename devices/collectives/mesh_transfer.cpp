@@ -3,6 +3,12 @@
 #include "actors/errors.hpp"
 #include "devices/collectives/fingerprint_dissemination.hpp"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -13,13 +19,23 @@ namespace am::detail {
 namespace {
 
 using transfer_ptr = std::shared_ptr<shm_mesh::transfer>;
+using message = point_to_point_message;
 
 /// Every bit of a tag matters: one sender, one step, one kind.
 constexpr std::uint64_t exact_tag = ~std::uint64_t{0};
 
-/// How long a transfer that its owner gives up on may take to let go of the owner's memory: a
-/// rendezvous already under way reads at memory speed, and a cancelled receive ends at once.
+/// How long a transfer that its owner gives up on may take to let go of the owner's memory.
 constexpr std::chrono::seconds settle_limit{2};
+
+/// The descriptor: the sender's process id, the address and the length of its bytes.
+constexpr std::size_t descriptor_bytes = 24;
+
+/// The receiver's replies.
+constexpr std::byte reply_read{'r'};
+constexpr std::byte reply_copy{'c'};
+
+/// The most bytes one process_vm_readv is asked for (it may return fewer).
+constexpr std::size_t read_slice = std::size_t{1} << 30;
 
 /// Waits until every one of `transfers` is done; otherwise lets go of each (settle) and throws what
 /// ended the wait: the deadline, an abort, or UCX's failure of one of them.
@@ -51,30 +67,116 @@ void wait_for(shm_mesh& mesh, std::initializer_list<transfer_ptr> transfers, shm
     }
 }
 
+std::vector<std::byte> one_byte(std::byte b) { return std::vector<std::byte>(1, b); }
+
+std::uint64_t word_at(const std::vector<std::byte>& bytes, std::size_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + at, sizeof v);
+  return v;
+}
+
+/// Whether this process may read its peers' memory: not when AM_SHM_SINGLE_COPY=0 asks for the
+/// copy through the shared segments.
+bool single_copy_allowed() {
+  const char* setting = std::getenv("AM_SHM_SINGLE_COPY");
+  return setting == nullptr || std::string(setting) != "0";
+}
+
+/// How reading another process's memory ended.
+enum class read_outcome { done, not_permitted, failed };
+
+/// Reads `bytes` at `address` of process `pid` into `data`; on failure `why` says why.
+read_outcome read_from(pid_t pid, std::uint64_t address, void* data, std::size_t bytes, std::string& why) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const std::size_t want = std::min(read_slice, bytes - done);
+    iovec local{static_cast<std::byte*>(data) + done, want};
+    iovec remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(address + done)), want};
+    const ssize_t got = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (got > 0) {
+      done += static_cast<std::size_t>(got);
+      continue;
+    }
+    const int error = got == 0 ? EFAULT : errno;
+    if (error == EINTR)
+      continue;
+    if (done == 0 && (error == EPERM || error == ENOSYS))
+      return read_outcome::not_permitted;
+    why = std::strerror(error);
+    return read_outcome::failed;
+  }
+  return read_outcome::done;
+}
+
 } // namespace
 
 void mesh_send(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, const void* data, std::size_t bytes,
                shm_mesh::clock::time_point deadline) {
   if (bytes == 0)
     return;
-  auto sent = mesh.send_from(peer, point_to_point_bytes_tag(lane, step, mesh.rank()), data, bytes);
-  wait_for(mesh, {sent}, deadline, "send to rank " + std::to_string(peer));
-  // The receiver has read every byte, and the memory stayed ours until now: say so.
-  auto note = mesh.send(peer, point_to_point_release_tag(lane, step, mesh.rank()), std::vector<std::byte>(1));
-  wait_for(mesh, {note}, deadline, "send to rank " + std::to_string(peer));
+  const std::string what = "send to rank " + std::to_string(peer);
+  const int me = mesh.rank();
+  auto reply = mesh.receive(point_to_point_tag(message::reply, lane, step, peer), exact_tag, 1);
+  std::vector<std::byte> descriptor(descriptor_bytes);
+  const std::uint64_t words[3] = {static_cast<std::uint64_t>(::getpid()),
+                                  static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(data)), bytes};
+  std::memcpy(descriptor.data(), words, sizeof words);
+  auto sent = mesh.send(peer, point_to_point_tag(message::descriptor, lane, step, me), std::move(descriptor));
+  wait_for(mesh, {sent, reply}, deadline, what);
+  if (reply->length != 1 || (reply->bytes[0] != reply_read && reply->bytes[0] != reply_copy))
+    throw runtime_error("the " + what + " over shared memory got a reply that is not one");
+  if (reply->bytes[0] == reply_copy) { // the receiver may not read this memory: the bytes go through the segments
+    auto copied = mesh.send_from(peer, point_to_point_tag(message::copy, lane, step, me), data, bytes);
+    wait_for(mesh, {copied}, deadline, what);
+  }
+  // The memory stayed as it was until now: say so.
+  auto note = mesh.send(peer, point_to_point_tag(message::release, lane, step, me), one_byte(std::byte{1}));
+  wait_for(mesh, {note}, deadline, what);
 }
 
 void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, void* data, std::size_t bytes,
                shm_mesh::clock::time_point deadline) {
   if (bytes == 0)
     return;
-  auto received = mesh.receive_into(point_to_point_bytes_tag(lane, step, peer), exact_tag, data, bytes);
-  auto note = mesh.receive(point_to_point_release_tag(lane, step, peer), exact_tag, 1);
-  wait_for(mesh, {received, note}, deadline, "receive from rank " + std::to_string(peer));
-  if (received->length != bytes)
-    throw runtime_error("the receive from rank " + std::to_string(peer) + " over shared memory got "
-                        + std::to_string(received->length) + " bytes where " + std::to_string(bytes)
-                        + " were expected");
+  const std::string what = "receive from rank " + std::to_string(peer);
+  const int me = mesh.rank();
+  auto descriptor = mesh.receive(point_to_point_tag(message::descriptor, lane, step, peer), exact_tag,
+                                 descriptor_bytes);
+  auto release = mesh.receive(point_to_point_tag(message::release, lane, step, peer), exact_tag, 1);
+  try {
+    wait_for(mesh, {descriptor}, deadline, what);
+  } catch (...) {
+    mesh.settle(release, settle_limit);
+    throw;
+  }
+  auto refuse = [&](const std::string& why) {
+    mesh.settle(release, settle_limit);
+    throw runtime_error("the " + what + " over shared memory " + why);
+  };
+  if (descriptor->length != descriptor_bytes)
+    refuse("got a descriptor of " + std::to_string(descriptor->length) + " bytes");
+  const std::uint64_t pid = word_at(descriptor->bytes, 0), address = word_at(descriptor->bytes, 8),
+                      length = word_at(descriptor->bytes, 16);
+  if (pid != static_cast<std::uint64_t>(mesh.pid_of(peer)))
+    refuse("names process id " + std::to_string(pid) + ", not the sender's " + std::to_string(mesh.pid_of(peer)));
+  if (length != bytes)
+    refuse("got " + std::to_string(length) + " bytes where " + std::to_string(bytes) + " were expected");
+  std::string why;
+  const auto outcome = single_copy_allowed() ? read_from(static_cast<pid_t>(pid), address, data, bytes, why)
+                                             : read_outcome::not_permitted;
+  if (outcome == read_outcome::failed)
+    refuse("could not read the sender's memory (" + why + "): the sending process is gone or gave up");
+  if (outcome == read_outcome::done) {
+    auto answered = mesh.send(peer, point_to_point_tag(message::reply, lane, step, me), one_byte(reply_read));
+    wait_for(mesh, {answered, release}, deadline, what);
+    return;
+  }
+  auto copied = mesh.receive_into(point_to_point_tag(message::copy, lane, step, peer), exact_tag, data, bytes);
+  auto answered = mesh.send(peer, point_to_point_tag(message::reply, lane, step, me), one_byte(reply_copy));
+  wait_for(mesh, {answered, copied, release}, deadline, what);
+  if (copied->length != bytes)
+    throw runtime_error("the " + what + " over shared memory got " + std::to_string(copied->length)
+                        + " bytes where " + std::to_string(bytes) + " were expected");
 }
 
 } // namespace am::detail

@@ -91,6 +91,7 @@ struct shm_mesh::state {
   ucp_worker_h worker = nullptr;
   int event_fd = -1;
   std::vector<ucp_ep_h> endpoints; // by rank; null for this rank
+  std::vector<pid_t> pids;         // by rank, as each published it (0 for this rank)
   std::vector<std::shared_ptr<transfer>> in_flight;
   /// Set when a transfer into memory that is no longer ours could not be withdrawn (settle()):
   /// progressing UCX could write into it, so nothing progresses this worker again, and its end
@@ -135,7 +136,7 @@ std::unique_ptr<shm_mesh> shm_mesh::connect(cluster_services& cluster, const std
                                             int size, clock::time_point deadline) {
   if (size <= 1)
     return nullptr; // nobody to check with
-  // What this rank can offer: "<machine identity>;<UCX worker address>", or "none;<why not>".
+  // What this rank can offer: "<machine identity>;<pid>;<UCX worker address>", or "none;<why not>".
   auto s = std::make_unique<state>();
   std::string offer;
   const std::string machine = machine_identity();
@@ -163,10 +164,13 @@ std::unique_ptr<shm_mesh> shm_mesh::connect(cluster_services& cluster, const std
       offer = "none;UCX could not read its configuration";
     else {
       s->lib->config_modify(config, "TLS", "sm"); // shared memory only: no socket, no listening port
-      // A rendezvous's bytes are read by the receiver (get), never written by the sender (put):
-      // a receive's memory then changes only while its own rank progresses (shm_mesh::settle).
-      if (s->lib->config_modify(config, "RNDV_SCHEME", "get_zcopy") != UCS_OK)
-        offer = "none;UCX refused its get rendezvous scheme";
+      // No rendezvous: every message goes eagerly through the shared segments, copied by the
+      // progress calls of its two ranks. UCX's rendezvous reads the sender's pages with
+      // process_vm_readv and, without its peer error handling (which its shared-memory transports
+      // lack), aborts the process when the sender died meanwhile; the large send/recv do that read
+      // themselves (mesh_transfer.cpp). Eager is also the faster up to 256 KiB (bench/ucx_peer).
+      if (s->lib->config_modify(config, "RNDV_THRESH", "inf") != UCS_OK)
+        offer = "none;UCX refused to turn its rendezvous off";
       else if (s->lib->init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &s->context) != UCS_OK)
         offer = "none;UCX found no shared-memory transport";
       s->lib->config_release(config);
@@ -181,7 +185,7 @@ std::unique_ptr<shm_mesh> shm_mesh::connect(cluster_services& cluster, const std
       const auto* begin = reinterpret_cast<const char*>(own);
       address.assign(begin, begin + own_length);
       s->lib->worker_release_address(s->worker, own);
-      offer = machine + ";";
+      offer = machine + ";" + std::to_string(::getpid()) + ";";
     }
   }
   gloo_store store(cluster, store_prefix, deadline);
@@ -189,6 +193,7 @@ std::unique_ptr<shm_mesh> shm_mesh::connect(cluster_services& cluster, const std
   published.insert(published.end(), address.begin(), address.end());
   store.set("shm/" + std::to_string(rank), published);
   std::vector<std::vector<char>> addresses(static_cast<std::size_t>(size));
+  s->pids.assign(static_cast<std::size_t>(size), 0);
   bool usable = offer.rfind("none;", 0) != 0;
   for (int r = 0; r < size; ++r) {
     if (r == rank)
@@ -197,9 +202,19 @@ std::unique_ptr<shm_mesh> shm_mesh::connect(cluster_services& cluster, const std
     const std::string prefix = machine + ";";
     if (!usable || theirs.size() <= prefix.size() || !std::equal(prefix.begin(), prefix.end(), theirs.begin()))
       usable = false; // keep reading: every rank reads every offer, so none is left waiting on its key
-    else
-      addresses[static_cast<std::size_t>(r)].assign(theirs.begin() + static_cast<std::ptrdiff_t>(prefix.size()),
-                                                    theirs.end());
+    else {
+      // "<pid>;" then the address.
+      auto at = theirs.begin() + static_cast<std::ptrdiff_t>(prefix.size());
+      long pid = 0;
+      while (at != theirs.end() && *at >= '0' && *at <= '9' && pid < 1L << 40)
+        pid = pid * 10 + (*at++ - '0');
+      if (pid <= 0 || at == theirs.end() || *at != ';')
+        usable = false;
+      else {
+        s->pids[static_cast<std::size_t>(r)] = static_cast<pid_t>(pid);
+        addresses[static_cast<std::size_t>(r)].assign(at + 1, theirs.end());
+      }
+    }
   }
   if (!usable)
     return nullptr;
@@ -328,6 +343,8 @@ bool shm_mesh::progress() {
   flying.erase(std::remove_if(flying.begin(), flying.end(), [](auto& t) { return t->done; }), flying.end());
   return moved;
 }
+
+pid_t shm_mesh::pid_of(int rank) const { return state_->pids.at(static_cast<std::size_t>(rank)); }
 
 shm_mesh::wake shm_mesh::wait(const std::function<bool()>& ready, clock::time_point until) {
   int idle = 0;

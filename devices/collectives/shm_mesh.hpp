@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace am::detail {
@@ -54,6 +55,10 @@ public:
   shm_mesh& operator=(const shm_mesh&) = delete;
 
   int rank() const noexcept { return rank_; }
+
+  /// The process id that rank `rank` published when the mesh formed (the ranks share the PID
+  /// namespace): what a send/recv's reader checks a descriptor against (mesh_transfer.cpp).
+  pid_t pid_of(int rank) const;
   int size() const noexcept { return size_; }
 
   /// Sends `bytes` to rank `peer` under `tag`. The transfer owns the bytes until it is done.
@@ -69,8 +74,8 @@ public:
 
   /// Receives one message whose tag matches `tag` on the bits of `mask` straight into `data`, the
   /// caller's memory (at most `capacity` bytes; a longer message fails the transfer). The bytes are
-  /// written only while this rank progresses the mesh (the receiver reads the sender's memory:
-  /// UCX's rendezvous runs its get scheme, see connect()).
+  /// written only while this rank progresses the mesh (every message is eager: connect() turns
+  /// UCX's rendezvous off).
   std::shared_ptr<transfer> receive_into(std::uint64_t tag, std::uint64_t mask, void* data, std::size_t capacity);
 
   /// Withdraws a receive that has not matched (it completes as failed).

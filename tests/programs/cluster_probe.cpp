@@ -16,6 +16,11 @@
 //   cluster_probe die-in-collective P [SIG [N]]
 //                                         all-reduces N floats (default 4 Mi: through Gloo) in a loop;
 //                                         P raises SIG (default 9; 19: stopped) in the middle
+//   cluster_probe die-in-transfer P SIG MIB
+//                                         the last but one process sends MIB MiB to the last in a
+//                                         loop (send/recv: over shared memory on one machine); P
+//                                         raises SIG (9: killed, 19: stopped) in the middle of one;
+//                                         the others wait at a barrier
 //   cluster_probe die-before-transfer P   P dies instead of sending its part of a global sum
 //   cluster_probe collectives [COUNT]     every collective of the engine against the host
 //   cluster_probe data-plane FLAG         Gloo's engine forms while hostile_peer attacks process 0's
@@ -351,6 +356,52 @@ int run(int argc, char** argv) {
         + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
     try {
       world->all_reduce(data.data(), out.data(), 1, am::dtype::float32, am::reduce_op::sum);
+    } catch (const std::exception& e) {
+      say(std::string("later: ") + e.what());
+    }
+  } else if (scenario == "die-in-transfer") {
+    // The last but one process sends to the last, MIB MiB at a time; P raises SIG 5 ms into
+    // round 3. Process 0 (the coordinator) is neither, so that either may die.
+    int victim = std::atoi(argv[2]);
+    int sig = std::atoi(argv[3]);
+    const std::size_t bytes = std::strtoull(argv[4], nullptr, 10) << 20;
+    const int sender = am::process_count() - 2, receiver = am::process_count() - 1;
+    auto world = am::make_communicator("moving");
+    auto start = clock_type::now();
+    if (me != sender && me != receiver) {
+      try {
+        am::distributed::wait_at_barrier("transfers over", 60s);
+        say("barrier passed (unexpected)");
+      } catch (const std::exception& e) {
+        report(e);
+      }
+      return 0;
+    }
+    std::vector<std::uint8_t> buffer(bytes, static_cast<std::uint8_t>(me + 1));
+    const int peer = me == sender ? receiver : sender;
+    try {
+      for (int round = 0; round < 100000; ++round) {
+        if (me == victim && round == 3)
+          std::thread([sig] {
+            std::this_thread::sleep_for(5ms);
+            say("raising signal " + std::to_string(sig));
+            std::raise(sig);
+          }).detach();
+        if (me == sender)
+          world->send(buffer.data(), bytes, am::dtype::uint8, peer, 0, std::chrono::milliseconds(30000));
+        else
+          world->recv(buffer.data(), bytes, am::dtype::uint8, peer, 0, std::chrono::milliseconds(30000));
+        if (round == 2)
+          start = clock_type::now();
+      }
+      say("transfers went on (unexpected)");
+    } catch (const std::exception& e) {
+      report(e);
+    }
+    say("failed after ms: "
+        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
+    try {
+      world->send(buffer.data(), 1, am::dtype::uint8, peer, 0);
     } catch (const std::exception& e) {
       say(std::string("later: ") + e.what());
     }

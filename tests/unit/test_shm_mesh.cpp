@@ -2,7 +2,7 @@
 // that sends a check short, lying or oversized messages instead of its record. The check must
 // neither read past what arrived nor trust a count or an index, and must end (never hang). And a
 // send/recv's bytes over it (mesh_transfer.hpp): intact at every size, never trusted without the
-// sender's release note, and ended by a deadline or an abort without touching the memory later.
+// sender's release note or from a forged descriptor, and ended by a deadline or an abort.
 #include "devices/collectives/fingerprint_dissemination.hpp"
 #include "devices/collectives/mesh_transfer.hpp"
 #include "devices/collectives/shm_mesh.hpp"
@@ -13,9 +13,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -132,117 +134,139 @@ std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
   return out;
 }
 
+using am::detail::point_to_point_message;
+using am::detail::point_to_point_tag;
+
+/// A send/recv descriptor as mesh_transfer.cpp sends it: process id, address, length.
+std::vector<std::byte> descriptor(std::uint64_t pid, const void* address, std::uint64_t length) {
+  std::vector<std::byte> out(24);
+  const std::uint64_t words[3] = {pid, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(address)), length};
+  std::memcpy(out.data(), words, sizeof words);
+  return out;
+}
+
+/// Sets AM_SHM_SINGLE_COPY for the scope: "0" makes the receiver ask for the bytes through the
+/// shared segments instead of reading them.
+struct single_copy_setting {
+  explicit single_copy_setting(const char* value) { ::setenv("AM_SHM_SINGLE_COPY", value, 1); }
+  ~single_copy_setting() { ::unsetenv("AM_SHM_SINGLE_COPY"); }
+};
+
 } // namespace
 
-TEST_CASE("a send/recv over shared memory arrives intact at every size, one after another", "[collectives][shm]") {
+TEST_CASE("a send/recv over shared memory arrives intact at every size, read or copied", "[collectives][shm]") {
   am::test::local_cluster cluster(2);
   auto [sender, receiver] = two_meshes(cluster, "am/test/shm-p2p/");
   if (!sender) {
     WARN("no shared-memory mesh here (UCX missing): nothing to check");
     return;
   }
-  // Around UCX's eager, multi-fragment and rendezvous thresholds, and one large transfer.
   const std::vector<std::size_t> sizes{1, 100, 8192 + 3, 65536, 1 << 20, (64 << 20) + 5};
   std::uint64_t step = 0;
-  for (std::size_t n : sizes) {
-    INFO(n << " bytes");
-    auto sent = pattern(n, static_cast<unsigned>(step));
-    std::vector<std::uint8_t> got(n, 0);
-    const auto deadline = shm_mesh::clock::now() + 20s;
-    auto receiving = std::async(std::launch::async, [&, s = step] {
-      am::detail::mesh_recv(*receiver, 0, 1, s, got.data(), n, deadline);
-    });
-    am::detail::mesh_send(*sender, 1, 1, step, sent.data(), n, deadline);
-    receiving.get();
-    CHECK(got == sent);
-    ++step;
+  for (const char* single_copy : {"1", "0"}) {
+    single_copy_setting setting(single_copy);
+    for (std::size_t n : sizes) {
+      INFO(n << " bytes, AM_SHM_SINGLE_COPY=" << single_copy);
+      auto sent = pattern(n, static_cast<unsigned>(step));
+      std::vector<std::uint8_t> got(n, 0);
+      const auto deadline = shm_mesh::clock::now() + 20s;
+      auto receiving = std::async(std::launch::async, [&, s = step] {
+        am::detail::mesh_recv(*receiver, 0, 1, s, got.data(), n, deadline);
+      });
+      am::detail::mesh_send(*sender, 1, 1, step, sent.data(), n, deadline);
+      receiving.get();
+      CHECK(got == sent);
+      ++step;
+    }
   }
 }
 
-TEST_CASE("a send/recv over shared memory trusts no bytes without the sender's release note", "[collectives][shm]") {
+TEST_CASE("a send/recv over shared memory refuses forged descriptors and bytes without the release note",
+          "[collectives][shm]") {
   am::test::local_cluster cluster(2);
-  auto [forger, receiver] = two_meshes(cluster, "am/test/shm-p2p-note/");
+  auto [forger, receiver] = two_meshes(cluster, "am/test/shm-p2p-forged/");
   if (!forger) {
     WARN("no shared-memory mesh here (UCX missing): nothing to check");
     return;
   }
-  const std::size_t n = 4 << 20;
-  // The bytes under the right tag, but no note: as from a sender that gave up while they were read.
-  auto sent = forger->send(1, am::detail::point_to_point_bytes_tag(1, 7, 0), std::vector<std::byte>(n, std::byte{9}));
+  const std::size_t n = 1 << 20;
+  auto real = pattern(n, 5);
   std::vector<std::uint8_t> got(n, 0);
-  const auto started = shm_mesh::clock::now();
-  std::thread progress([&] { forger->wait([&] { return sent->done; }, started + 5s); });
-  CHECK_THROWS_AS(am::detail::mesh_recv(*receiver, 0, 1, 7, got.data(), n, started + 500ms), am::timeout_error);
-  progress.join();
-  CHECK(shm_mesh::clock::now() - started < 4s);
-  // A message of another length than the receive's fails, naming both lengths.
-  auto short_one = forger->send(1, am::detail::point_to_point_bytes_tag(1, 8, 0), std::vector<std::byte>(10));
-  auto note = forger->send(1, am::detail::point_to_point_release_tag(1, 8, 0), std::vector<std::byte>(1));
-  CHECK_FALSE(short_one->failed);
-  CHECK_FALSE(note->failed);
-  try {
-    am::detail::mesh_recv(*receiver, 0, 1, 8, got.data(), 100, shm_mesh::clock::now() + 5s);
-    FAIL("a 10-byte message passed for 100");
-  } catch (const am::runtime_error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("got 10 bytes where 100 were expected"));
+  const auto me = static_cast<std::uint64_t>(::getpid()); // both ranks are this process here
+  auto forge = [&](std::uint64_t step, std::vector<std::byte> d) {
+    auto t = forger->send(1, point_to_point_tag(point_to_point_message::descriptor, 1, step, 0), std::move(d));
+    CHECK_FALSE(t->failed);
+  };
+  auto refused = [&](std::uint64_t step, const std::string& words) {
+    try {
+      am::detail::mesh_recv(*receiver, 0, 1, step, got.data(), n, shm_mesh::clock::now() + 5s);
+      FAIL("a forged descriptor passed");
+    } catch (const am::runtime_error& e) {
+      CHECK_THAT(e.what(), Catch::Contains(words));
+    }
+  };
+  SECTION("a good descriptor, but no release note: the bytes were read and are not trusted") {
+    forge(0, descriptor(me, real.data(), n));
+    const auto started = shm_mesh::clock::now();
+    CHECK_THROWS_AS(am::detail::mesh_recv(*receiver, 0, 1, 0, got.data(), n, started + 500ms), am::timeout_error);
+    CHECK(shm_mesh::clock::now() - started < 4s);
+  }
+  SECTION("another process id") {
+    forge(1, descriptor(me + 1, real.data(), n));
+    refused(1, "names process id " + std::to_string(me + 1) + ", not the sender's");
+  }
+  SECTION("another length") {
+    forge(2, descriptor(me, real.data(), 10));
+    refused(2, "got 10 bytes where 1048576 were expected");
+  }
+  SECTION("a short descriptor") {
+    forge(3, std::vector<std::byte>(10));
+    refused(3, "got a descriptor of 10 bytes");
+  }
+  SECTION("an address that is not mapped") {
+    forge(4, descriptor(me, reinterpret_cast<const void*>(std::uintptr_t{16}), n));
+    refused(4, "could not read the sender's memory (Bad address)");
   }
 }
 
-TEST_CASE("a send/recv over shared memory ends at its deadline or an abort, and lets go of the memory", "[collectives][shm]") {
+TEST_CASE("a send/recv over shared memory ends at its deadline or an abort, and goes on after", "[collectives][shm]") {
   am::test::local_cluster cluster(2);
-  SECTION("a receive whose sender never sends") {
-    auto [idle, receiver] = two_meshes(cluster, "am/test/shm-p2p-late-send/");
-    if (!idle) {
-      WARN("no shared-memory mesh here (UCX missing): nothing to check");
-      return;
-    }
-    std::vector<std::uint8_t> got(1 << 20, 0);
-    const auto started = shm_mesh::clock::now();
-    CHECK_THROWS_AS(am::detail::mesh_recv(*receiver, 0, 1, 0, got.data(), got.size(), started + 300ms),
-                    am::timeout_error);
-    CHECK(shm_mesh::clock::now() - started < 3s);
-    // The receive was withdrawn: the bytes the sender sends now never reach the old memory.
-    auto late = pattern(got.size(), 1);
-    auto sent = idle->send_from(1, am::detail::point_to_point_bytes_tag(1, 0, 0), late.data(), late.size());
-    idle->wait([&] { return sent->done; }, shm_mesh::clock::now() + 300ms);
-    receiver->wait([] { return false; }, shm_mesh::clock::now() + 100ms);
-    CHECK(std::all_of(got.begin(), got.end(), [](std::uint8_t b) { return b == 0; }));
-    CHECK_FALSE(idle->settle(sent, 2s)); // never received: UCX keeps it
+  auto [first, second] = two_meshes(cluster, "am/test/shm-p2p-ends/");
+  if (!first) {
+    WARN("no shared-memory mesh here (UCX missing): nothing to check");
+    return;
   }
-  SECTION("a send whose receiver never receives") {
-    auto [sender, idle] = two_meshes(cluster, "am/test/shm-p2p-late-recv/");
-    if (!sender) {
-      WARN("no shared-memory mesh here (UCX missing): nothing to check");
-      return;
-    }
-    auto bytes = pattern(16 << 20, 3);
-    const auto started = shm_mesh::clock::now();
-    CHECK_THROWS_AS(am::detail::mesh_send(*sender, 1, 1, 0, bytes.data(), bytes.size(), started + 300ms),
-                    am::timeout_error);
-    CHECK(shm_mesh::clock::now() - started < 3s);
-    // UCX cannot withdraw a send: the mesh is aborted and never progressed again.
-    CHECK_THAT(sender->abort_reason(), Catch::Contains("could not be withdrawn"));
-    CHECK(sender->wait([] { return false; }, shm_mesh::clock::now() + 1s) == shm_mesh::wake::aborted);
+  std::vector<std::uint8_t> got(1 << 20, 0);
+  auto bytes = pattern(got.size(), 3);
+  // A receive whose sender never sends, a send whose receiver never receives.
+  auto started = shm_mesh::clock::now();
+  CHECK_THROWS_AS(am::detail::mesh_recv(*second, 0, 1, 0, got.data(), got.size(), started + 300ms),
+                  am::timeout_error);
+  CHECK(shm_mesh::clock::now() - started < 3s);
+  started = shm_mesh::clock::now();
+  CHECK_THROWS_AS(am::detail::mesh_send(*first, 1, 1, 1, bytes.data(), bytes.size(), started + 300ms),
+                  am::timeout_error);
+  CHECK(shm_mesh::clock::now() - started < 3s);
+  CHECK(std::all_of(got.begin(), got.end(), [](std::uint8_t b) { return b == 0; }));
+  // The next step moves as if nothing happened (the stale descriptor of step 1 waits unread).
+  auto receiving = std::async(std::launch::async, [&] {
+    am::detail::mesh_recv(*second, 0, 1, 2, got.data(), got.size(), shm_mesh::clock::now() + 10s);
+  });
+  am::detail::mesh_send(*first, 1, 1, 2, bytes.data(), bytes.size(), shm_mesh::clock::now() + 10s);
+  receiving.get();
+  CHECK(got == bytes);
+  // An abort from another thread ends a wait at once.
+  started = shm_mesh::clock::now();
+  std::thread aborter([&] {
+    std::this_thread::sleep_for(200ms);
+    second->abort("the test gave up");
+  });
+  try {
+    am::detail::mesh_recv(*second, 0, 1, 3, got.data(), got.size(), started + 20s);
+    FAIL("the receive ended without its bytes");
+  } catch (const am::runtime_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("the test gave up"));
   }
-  SECTION("an abort from another thread") {
-    auto [idle, receiver] = two_meshes(cluster, "am/test/shm-p2p-abort/");
-    if (!idle) {
-      WARN("no shared-memory mesh here (UCX missing): nothing to check");
-      return;
-    }
-    std::vector<std::uint8_t> got(1 << 20, 0);
-    const auto started = shm_mesh::clock::now();
-    std::thread aborter([&] {
-      std::this_thread::sleep_for(200ms);
-      receiver->abort("the test gave up");
-    });
-    try {
-      am::detail::mesh_recv(*receiver, 0, 1, 0, got.data(), got.size(), started + 20s);
-      FAIL("the receive ended without its bytes");
-    } catch (const am::runtime_error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("the test gave up"));
-    }
-    aborter.join();
-    CHECK(shm_mesh::clock::now() - started < 5s);
-  }
+  aborter.join();
+  CHECK(shm_mesh::clock::now() - started < 5s);
 }
