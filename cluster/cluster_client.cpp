@@ -131,6 +131,29 @@ void lose_coordinator(client_actor* self, const std::string& why) {
   sh.fail_all(sh.coordinator_error());
 }
 
+/// Process `p` was declared failed: logged once, recorded, and told to the failure listeners (a
+/// notice of this process itself fails every pending request: it is out of the cluster).
+void note_failure(client_shared& sh, int p, const std::string& notice) {
+  {
+    std::lock_guard<std::mutex> guard(sh.mutex);
+    if (sh.failed.count(p))
+      return; // told again (the supervisor repeats it to a failed process that still speaks)
+  }
+  log(log_level::warning, "cluster: {}", notice);
+  std::vector<std::function<void(int, const std::string&)>> listeners;
+  {
+    std::lock_guard<std::mutex> guard(sh.mutex);
+    sh.failed[p] = notice;
+    if (p == sh.process)
+      sh.expelled = true;
+    listeners = sh.failure_listeners;
+  }
+  if (p == sh.process)
+    sh.fail_all(sh.expelled_error()); // the supervisor answers none of them any more
+  for (auto& listener : listeners)
+    listener(p, notice);
+}
+
 caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared> shared, caf::actor supervisor,
                               std::string join_bytes, client_config config) {
   auto& st = self->state;
@@ -176,28 +199,18 @@ caf::behavior client_behavior(client_actor* self, std::shared_ptr<client_shared>
       self->state.last_answer = clock::now();
       self->state.shared->resolve(req, bytes);
     },
-    [self](failed_atom, std::int32_t p, const std::string& notice) {
-      auto& sh = *self->state.shared;
+    [self](failed_atom, const std::string& bytes) {
       if (self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(self->state.supervisor))
         return; // only the supervisor declares failures
-      {
-        std::lock_guard<std::mutex> guard(sh.mutex);
-        if (sh.failed.count(p))
-          return; // told again (the supervisor repeats it to a failed process that still speaks)
+      std::vector<declared_failure> failures;
+      try {
+        failures = decode_failures(bytes);
+      } catch (const std::exception& e) {
+        log(log_level::warning, "cluster: dropped a failure notice: {}", e.what());
+        return;
       }
-      log(log_level::warning, "cluster: {}", notice);
-      std::vector<std::function<void(int, const std::string&)>> listeners;
-      {
-        std::lock_guard<std::mutex> guard(sh.mutex);
-        sh.failed[p] = notice;
-        if (p == sh.process)
-          sh.expelled = true;
-        listeners = sh.failure_listeners;
-      }
-      if (p == sh.process)
-        sh.fail_all(sh.expelled_error()); // the supervisor answers none of them any more
-      for (auto& listener : listeners)
-        listener(p, notice);
+      for (auto& f : failures)
+        note_failure(*self->state.shared, f.process, f.notice);
     },
     [self](call_server_atom, std::int32_t p, caf::actor server) {
       if (self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(self->state.supervisor))

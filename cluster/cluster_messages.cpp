@@ -29,6 +29,33 @@ cluster_reply decode_reply(const std::string& bytes) {
   return out;
 }
 
+std::string encode(const std::vector<declared_failure>& failures) {
+  wire_writer w;
+  w.u32(static_cast<std::uint32_t>(failures.size()));
+  for (auto& f : failures) {
+    w.i32(f.process);
+    w.str(f.notice);
+  }
+  return w.take();
+}
+
+std::vector<declared_failure> decode_failures(const std::string& bytes) {
+  wire_reader r(bytes);
+  const std::uint32_t count = r.u32();
+  if (count == 0 || count > static_cast<std::uint32_t>(max_cluster_processes))
+    throw value_error("malformed cluster message: " + std::to_string(count) + " failures in one notice");
+  std::vector<declared_failure> out;
+  out.reserve(count);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    declared_failure f;
+    f.process = r.i32_in(0, max_cluster_processes - 1, "failed process");
+    f.notice = r.str(4096);
+    out.push_back(std::move(f));
+  }
+  r.finish();
+  return out;
+}
+
 std::string encode(const collective_check& c) {
   wire_writer w;
   w.str(c.communicator);

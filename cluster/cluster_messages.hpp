@@ -27,10 +27,15 @@ using call_server_atom = caf::atom_constant<caf::atom("am_callsrv")>;
 // supervisor -> client
 using joined_atom = caf::atom_constant<caf::atom("am_joined")>;      ///< (reply bytes): directory
 using reply_atom = caf::atom_constant<caf::atom("am_reply")>;        ///< (req, reply bytes)
-using failed_atom = caf::atom_constant<caf::atom("am_failed")>;      ///< (process, message)
+/// (declared failures bytes): the processes declared failed since the last such message, each with
+/// its notice; one message to each member per batch, however many failed at once (a host's loss).
+using failed_atom = caf::atom_constant<caf::atom("am_failed")>;
 
 // to itself
 using tick_atom = caf::atom_constant<caf::atom("am_tick")>;
+/// Sends the failures declared since the last batch (queued behind what the mailbox holds, so
+/// the down messages of one lost host go out as one batch).
+using flush_failures_atom = caf::atom_constant<caf::atom("am_flushf")>;
 
 /// How a request ended.
 enum class reply_code : std::uint8_t { ok, timeout, process_failure, desync, invalid };
@@ -55,6 +60,15 @@ struct collective_check {
   std::string signature;
   std::int64_t timeout_ms = 0;
 };
+
+/// A process the supervisor declared failed, and the notice every member logs and reports.
+struct declared_failure {
+  int process = -1;
+  std::string notice;
+};
+
+std::string encode(const std::vector<declared_failure>& failures);
+std::vector<declared_failure> decode_failures(const std::string& bytes);
 
 std::string encode(const collective_check& c);
 collective_check decode_collective_check(const std::string& bytes);

@@ -133,6 +133,8 @@ public:
   }
 
   std::map<int, std::string> failures;
+  std::vector<declared_failure> unsent_failures; ///< declared since the last batch went out
+  bool flush_queued = false;                     ///< a flush_failures message is on its way
 
   std::string failure_text(int p) const {
     auto it = failures.find(p);
@@ -295,15 +297,27 @@ public:
       fail_join({reply_code::process_failure, p, "Joining the cluster failed: " + text, {}});
       return;
     }
-    const std::string notice = failure_notice(p);
-    for (auto& other : members)
-      if (other.status == member_status::joined || other.status == member_status::left)
-        self->send(other.client, failed_atom::value, static_cast<std::int32_t>(p), notice);
-    // The failed process hears it too, if it still listens (a stopped one that resumes): it is out.
-    if (m.client)
-      self->send(m.client, failed_atom::value, static_cast<std::int32_t>(p), notice);
+    unsent_failures.push_back({p, failure_notice(p)});
+    if (!flush_queued) { // after the messages already queued: a lost host's members go as one batch
+      flush_queued = true;
+      self->send(self, flush_failures_atom::value);
+    }
     fail_rendezvous_with(p);
     maybe_finish_leaving();
+  }
+
+  /// Tells every member that still listens (failed ones too: a stopped one that resumes learns it
+  /// is out) of the failures declared since the last batch, in one message each.
+  void flush_failures() {
+    flush_queued = false;
+    if (unsent_failures.empty())
+      return;
+    const std::string bytes = encode(unsent_failures);
+    unsent_failures.clear();
+    for (auto& m : members)
+      if (m.client
+          && (m.status == member_status::joined || m.status == member_status::left || m.status == member_status::failed))
+        self->send(m.client, failed_atom::value, bytes);
   }
 
   /// Every pending barrier or collective that waits on `p` (failed or left) ends with the reply
@@ -481,7 +495,7 @@ public:
       auto& m = members[static_cast<std::size_t>(process)];
       if (m.status == member_status::failed && m.client
           && self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(m.client)) {
-        self->send(m.client, failed_atom::value, static_cast<std::int32_t>(process), failure_notice(process));
+        self->send(m.client, failed_atom::value, encode(std::vector<declared_failure>{{process, failure_notice(process)}}));
         return;
       }
     }
@@ -601,6 +615,10 @@ caf::behavior supervisor_behavior(supervisor_actor* self, supervisor_config conf
     },
     [self](leave_atom, std::int32_t p, std::uint64_t req) { guarded("leave", [&] { self->state.on_leave(p, req); }); },
     [self](tick_atom) { guarded("tick", [&] { self->state.on_tick(); }); },
+    [self](flush_failures_atom) {
+      if (self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(self))
+        guarded("failures", [&] { self->state.flush_failures(); });
+    },
     // From anyone who reaches the coordinator (`actormesh info --watch`): every process's counters.
     [self](stats::stats_request_atom, std::int64_t timeout_ms) {
       std::vector<std::pair<int, caf::actor>> clients;

@@ -60,6 +60,38 @@ using clock_type = std::chrono::steady_clock;
 using am::testing::report;
 using am::testing::say;
 
+/// Runs `step()` in a loop (at most 100,000 rounds); a `victim` raises `sig` 5 ms into round 3
+/// (inside a later step: a large one lasts well past 5 ms, and small ones follow each other without
+/// a pause). Prints the error that ends the loop (or `went_on`), "failed after ms: N" counted from
+/// the end of round 2, and "later: <error>" of `after()`, a step on what the failure broke.
+template <class Step, class After>
+void die_in_loop(bool victim, int sig, const char* went_on, Step step, After after) {
+  auto start = clock_type::now();
+  try {
+    for (int round = 0; round < 100000; ++round) {
+      if (victim && round == 3)
+        std::thread([sig] {
+          std::this_thread::sleep_for(5ms);
+          say("raising signal " + std::to_string(sig));
+          std::raise(sig);
+        }).detach();
+      step();
+      if (round == 2)
+        start = clock_type::now();
+    }
+    say(went_on);
+  } catch (const std::exception& e) {
+    report(e);
+  }
+  say("failed after ms: "
+      + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
+  try {
+    after();
+  } catch (const std::exception& e) {
+    say(std::string("later: ") + e.what());
+  }
+}
+
 /// Connects to 127.0.0.1:port and writes `bytes` (the coordinator may close the connection
 /// part-way, which is what it should do with garbage: no SIGPIPE, a short write is fine); returns
 /// whether the connection was made.
@@ -332,33 +364,10 @@ int run(int argc, char** argv) {
     std::size_t elements = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : (4u << 20);
     auto world = am::make_communicator("dying");
     std::vector<float> data(elements, 1.0f), out(data.size());
-    auto start = clock_type::now();
-    try {
-      for (int round = 0; round < 100000; ++round) {
-        if (me == victim && round == 3)
-          std::thread([sig] {
-            // Inside a later all-reduce: a large one lasts well past these 5 ms, and small ones
-            // follow each other without a pause.
-            std::this_thread::sleep_for(5ms);
-            say("raising signal " + std::to_string(sig));
-            std::raise(sig);
-          }).detach();
-        world->all_reduce(data.data(), out.data(), data.size(), am::dtype::float32, am::reduce_op::sum,
-                          std::chrono::milliseconds(30000));
-        if (round == 2)
-          start = clock_type::now();
-      }
-      say("collectives went on (unexpected)");
-    } catch (const std::exception& e) {
-      report(e);
-    }
-    say("failed after ms: "
-        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
-    try {
-      world->all_reduce(data.data(), out.data(), 1, am::dtype::float32, am::reduce_op::sum);
-    } catch (const std::exception& e) {
-      say(std::string("later: ") + e.what());
-    }
+    die_in_loop(me == victim, sig, "collectives went on (unexpected)", [&] {
+      world->all_reduce(data.data(), out.data(), data.size(), am::dtype::float32, am::reduce_op::sum,
+                        std::chrono::milliseconds(30000));
+    }, [&] { world->all_reduce(data.data(), out.data(), 1, am::dtype::float32, am::reduce_op::sum); });
   } else if (scenario == "die-in-transfer") {
     // The last but one process sends to the last, MIB MiB at a time; P raises SIG 5 ms into
     // round 3. Process 0 (the coordinator) is neither, so that either may die.
@@ -367,7 +376,6 @@ int run(int argc, char** argv) {
     const std::size_t bytes = std::strtoull(argv[4], nullptr, 10) << 20;
     const int sender = am::process_count() - 2, receiver = am::process_count() - 1;
     auto world = am::make_communicator("moving");
-    auto start = clock_type::now();
     if (me != sender && me != receiver) {
       try {
         am::distributed::wait_at_barrier("transfers over", 60s);
@@ -379,32 +387,12 @@ int run(int argc, char** argv) {
     }
     std::vector<std::uint8_t> buffer(bytes, static_cast<std::uint8_t>(me + 1));
     const int peer = me == sender ? receiver : sender;
-    try {
-      for (int round = 0; round < 100000; ++round) {
-        if (me == victim && round == 3)
-          std::thread([sig] {
-            std::this_thread::sleep_for(5ms);
-            say("raising signal " + std::to_string(sig));
-            std::raise(sig);
-          }).detach();
-        if (me == sender)
-          world->send(buffer.data(), bytes, am::dtype::uint8, peer, 0, std::chrono::milliseconds(30000));
-        else
-          world->recv(buffer.data(), bytes, am::dtype::uint8, peer, 0, std::chrono::milliseconds(30000));
-        if (round == 2)
-          start = clock_type::now();
-      }
-      say("transfers went on (unexpected)");
-    } catch (const std::exception& e) {
-      report(e);
-    }
-    say("failed after ms: "
-        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count()));
-    try {
-      world->send(buffer.data(), 1, am::dtype::uint8, peer, 0);
-    } catch (const std::exception& e) {
-      say(std::string("later: ") + e.what());
-    }
+    die_in_loop(me == victim, sig, "transfers went on (unexpected)", [&] {
+      if (me == sender)
+        world->send(buffer.data(), bytes, am::dtype::uint8, peer, 0, std::chrono::milliseconds(30000));
+      else
+        world->recv(buffer.data(), bytes, am::dtype::uint8, peer, 0, std::chrono::milliseconds(30000));
+    }, [&] { world->send(buffer.data(), 1, am::dtype::uint8, peer, 0); });
   } else if (scenario == "die-before-transfer") {
     // A global array's sum needs every process's partial sum; process P dies instead of sending.
     int victim = std::atoi(argv[2]);

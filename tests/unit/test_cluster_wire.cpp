@@ -69,6 +69,12 @@ TEST_CASE("join requests, directories, replies and collective checks round-trip"
   CHECK(c.participants == std::vector<int>{0, 1, 2});
   CHECK(c.timeout_ms == 1500);
   CHECK(join_list({1, 3, 4}) == "1, 3 and 4");
+
+  auto f = decode_failures(encode(std::vector<declared_failure>{{3, "Process 3 failed: x"}, {4095, "y"}}));
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].process == 3);
+  CHECK(f[0].notice == "Process 3 failed: x");
+  CHECK(f[1].process == 4095);
 }
 
 TEST_CASE("a join request of another protocol keeps its version for the refusal", "[unit][cluster]") {
@@ -112,13 +118,23 @@ TEST_CASE("out-of-range fields and oversized counts are refused", "[unit][cluste
     CHECK(refused_cleanly(decode_join_request, full.substr(0, cut)));
   CHECK(refused_cleanly(decode_collective_check,
                         encode(collective_check{"c", 0, {0, max_cluster_processes}, "s", 1})));
+
+  // Failure notices: none, a process out of range, a count beyond the cluster, a notice too long.
+  CHECK(refused_cleanly(decode_failures, encode(std::vector<declared_failure>{})));
+  CHECK(refused_cleanly(decode_failures, encode(std::vector<declared_failure>{{max_cluster_processes, "n"}})));
+  CHECK(refused_cleanly(decode_failures, encode(std::vector<declared_failure>{{-1, "n"}})));
+  wire_writer many;
+  many.u32(static_cast<std::uint32_t>(max_cluster_processes) + 1);
+  CHECK(refused_cleanly(decode_failures, many.take()));
+  CHECK(refused_cleanly(decode_failures, encode(std::vector<declared_failure>{{1, std::string(5000, 'n')}})));
 }
 
 TEST_CASE("random bytes never crash a decoder", "[unit][cluster]") {
   std::mt19937_64 rng(20261201);
   auto seeds = std::vector<std::string>{encode(sample_join()), encode(sample_directory()),
                                         encode(cluster_reply{reply_code::ok, 3, "m", "v"}),
-                                        encode(collective_check{"w", 1, {0, 1}, "sig", 10})};
+                                        encode(collective_check{"w", 1, {0, 1}, "sig", 10}),
+                                        encode(std::vector<declared_failure>{{1, "one"}, {2, "two"}})};
   int refused = 0;
   for (int round = 0; round < 4000; ++round) {
     std::string bytes = seeds[static_cast<std::size_t>(round) % seeds.size()];
@@ -130,7 +146,8 @@ TEST_CASE("random bytes never crash a decoder", "[unit][cluster]") {
     for (auto decode : {+[](const std::string& b) { decode_join_request(b); },
                         +[](const std::string& b) { decode_directory(b); },
                         +[](const std::string& b) { decode_reply(b); },
-                        +[](const std::string& b) { decode_collective_check(b); }})
+                        +[](const std::string& b) { decode_collective_check(b); },
+                        +[](const std::string& b) { decode_failures(b); }})
       refused += refused_cleanly(decode, bytes) ? 1 : 0;
   }
   CHECK(refused > 0);
