@@ -93,8 +93,8 @@ struct shm_mesh::state {
   std::vector<ucp_ep_h> endpoints; // by rank; null for this rank
   std::vector<pid_t> pids;         // by rank, as each published it (0 for this rank)
   std::vector<std::shared_ptr<transfer>> in_flight;
-  /// Set when a transfer into memory that is no longer ours could not be withdrawn (settle()):
-  /// progressing UCX could write into it, so nothing progresses this worker again, and its end
+  /// Set when a transfer of its owner's memory could not be withdrawn (settle()): progressing UCX
+  /// could still read or write that memory, so nothing progresses this worker again, and its end
   /// leaks it rather than progress it.
   bool never_progress = false;
 

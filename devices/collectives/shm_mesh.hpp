@@ -68,8 +68,10 @@ public:
   /// (a longer one fails the transfer).
   std::shared_ptr<transfer> receive(std::uint64_t tag, std::uint64_t mask, std::size_t capacity);
 
-  /// Sends the `size` bytes at `data`, the caller's memory, not copied: it must stay as it is until
-  /// the transfer is done or settle() let it go. For a point-to-point's bytes of any size.
+  /// Sends the `size` bytes at `data`, the caller's memory, not copied up front: this rank's
+  /// progress calls copy them into the shared segments, so the memory must stay as it is until the
+  /// transfer is done or settle() let it go. For a send/recv's bytes when the receiver may not
+  /// read them itself (mesh_transfer.hpp).
   std::shared_ptr<transfer> send_from(int peer, std::uint64_t tag, const void* data, std::size_t size);
 
   /// Receives one message whose tag matches `tag` on the bits of `mask` straight into `data`, the
@@ -85,8 +87,8 @@ public:
   /// cancels it (a receive) and progresses until UCX is done with it, for at most `limit` (a send,
   /// which UCX cannot cancel, for at most 100 ms). True when it is done. Otherwise the mesh is
   /// aborted and never progressed again (its UCX worker is left, not destroyed, when it ends), so
-  /// nothing touches that memory later (the peer's reads of a send find no release note after
-  /// them, mesh_transfer.hpp); false.
+  /// nothing touches that memory later; false. (Only this rank's progress calls copy a transfer's
+  /// bytes: connect() turns UCX's rendezvous off.)
   bool settle(const std::shared_ptr<transfer>& t, clock::duration limit) noexcept;
 
   /// Why wait() returned.
