@@ -69,6 +69,11 @@ void wait_for(shm_mesh& mesh, std::initializer_list<transfer_ptr> transfers, shm
 
 std::vector<std::byte> one_byte(std::byte b) { return std::vector<std::byte>(1, b); }
 
+/// How a receive says that a length is not the one it expects.
+std::string length_mismatch(std::uint64_t got, std::size_t expected) {
+  return "got " + std::to_string(got) + " bytes where " + std::to_string(expected) + " were expected";
+}
+
 std::uint64_t word_at(const std::vector<std::byte>& bytes, std::size_t at) {
   std::uint64_t v = 0;
   std::memcpy(&v, bytes.data() + at, sizeof v);
@@ -160,7 +165,7 @@ void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, 
   if (pid != static_cast<std::uint64_t>(mesh.pid_of(peer)))
     refuse("names process id " + std::to_string(pid) + ", not the sender's " + std::to_string(mesh.pid_of(peer)));
   if (length != bytes)
-    refuse("got " + std::to_string(length) + " bytes where " + std::to_string(bytes) + " were expected");
+    refuse(length_mismatch(length, bytes));
   std::string why;
   const auto outcome = single_copy_allowed() ? read_from(static_cast<pid_t>(pid), address, data, bytes, why)
                                              : read_outcome::not_permitted;
@@ -175,8 +180,7 @@ void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, 
   auto answered = mesh.send(peer, point_to_point_tag(message::reply, lane, step, me), one_byte(reply_copy));
   wait_for(mesh, {answered, copied, release}, deadline, what);
   if (copied->length != bytes)
-    throw runtime_error("the " + what + " over shared memory got " + std::to_string(copied->length)
-                        + " bytes where " + std::to_string(bytes) + " were expected");
+    throw runtime_error("the " + what + " over shared memory " + length_mismatch(copied->length, bytes));
 }
 
 } // namespace am::detail

@@ -30,7 +30,8 @@ constexpr std::chrono::microseconds yield_for{200};
 /// The longest sleep between two looks at the abort flag (an abort also wakes the sleeper).
 constexpr std::chrono::milliseconds longest_sleep{100};
 
-/// How long settle() gives a send that its owner gave up on to end by itself (a read under way).
+/// How long settle() gives a send that its owner gave up on to end by itself (its last fragments
+/// copied into the segments by this rank's progress calls).
 constexpr std::chrono::milliseconds send_grace{100};
 
 /// How long the mesh's end waits for UCX to close its endpoints and cancel its requests.
@@ -320,7 +321,7 @@ bool shm_mesh::settle(const std::shared_ptr<transfer>& t, clock::duration limit)
   if (!state_->never_progress) {
     const bool receive = t->peer < 0;
     if (receive)
-      cancel(t); // ends it at once unless its bytes are being read
+      cancel(t); // ends it at once unless its fragments are arriving
     // UCX cannot withdraw a send (a forced close of its endpoint needs the error handling that its
     // shared-memory transports lack): it ends only when the receiver has read it, so it gets a
     // moment for a read under way, not the whole limit.
