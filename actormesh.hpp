@@ -62,3 +62,6 @@
 
 // Colocated CPU devices, functions and classes (jax.experimental.colocated_python).
 #include "actormesh/colocated/colocated.hpp"
+
+// Actor meshes: user actors over processes and devices, typed endpoints, supervision.
+#include "actormesh/actor_mesh/actor_mesh.hpp"

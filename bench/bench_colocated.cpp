@@ -18,6 +18,7 @@
 #include "bench_flags.hpp"
 #include "bench_paths.hpp"
 #include "bench_report.hpp"
+#include "call_peers.hpp"
 #include "tools/worker_processes.hpp"
 
 #include <fmt/core.h>
@@ -32,14 +33,16 @@
 #include <thread>
 #include <vector>
 
+using am::bench::caf_round_trips;
+using am::bench::default_ray_python;
 using am::bench::percentile;
+using am::bench::ray_figures;
+using am::bench::round_trips;
+using am::bench::run_ray;
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-using ping_atom = caf::atom_constant<caf::atom("ping")>;
-
-double micros(clock_type::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+using clock_type = am::bench::call_clock;
 
 /// The function every call runs: returns its input (the round trip is the call path alone).
 const auto identity = am::colocated_python("bench.identity", [](const am::array& x) { return x; });
@@ -56,20 +59,6 @@ am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
 am::array scalar_on(const am::device& d) {
   am::mesh m({1}, {d}, {"x"});
   return am::device_put(am::host_array::scalar(1), am::make_named_sharding(m, am::P()));
-}
-
-/// `rounds` timed round trips of `call` (after 200 untimed ones), in microseconds.
-template <class Call>
-std::vector<double> round_trips(int rounds, Call&& call) {
-  std::vector<double> samples;
-  samples.reserve(static_cast<std::size_t>(rounds));
-  for (int i = 0; i < rounds + 200; ++i) {
-    auto start = clock_type::now();
-    call();
-    if (i >= 200)
-      samples.push_back(micros(clock_type::now() - start));
-  }
-  return samples;
 }
 
 /// Asynchronous calls from `threads` threads, `calls` each, every thread waiting for its outputs
@@ -91,65 +80,6 @@ double async_throughput(const am::colocated_function<am::array(am::array)>& f, c
   for (auto& w : workers)
     w.join();
   return threads * calls / std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-/// Raw CAF: a scoped_actor's blocking request to an actor (detached: a thread of its own, as a
-/// colocated lane is; else on the scheduler), per round trip.
-std::vector<double> caf_round_trips(caf::actor_system& sys, int rounds, bool detached) {
-  auto behavior = [](caf::event_based_actor*) -> caf::behavior { return {[](ping_atom, int v) { return v + 1; }}; };
-  auto echo = detached ? sys.spawn<caf::detached>(behavior) : sys.spawn(behavior);
-  caf::scoped_actor self{sys};
-  auto samples = round_trips(rounds, [&] {
-    self->request(echo, caf::infinite, ping_atom::value, 1).receive([](int) {}, [](caf::error&) {});
-  });
-  caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
-  return samples;
-}
-
-struct ray_figures {
-  double median_us = 0;
-  double p99_us = 0;
-  double async_per_s = 0;
-};
-
-/// Runs bench/ray_peer.py; nothing (after a message) when Ray is not there or fails.
-std::optional<ray_figures> run_ray(const std::string& python, const std::string& script, int rounds, int calls) {
-  auto command = fmt::format("'{}' '{}' --rounds {} --async-calls {} 2>&1", python, script, rounds, calls);
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) {
-    fmt::print("  Ray: skipped (cannot run {})\n", python);
-    return std::nullopt;
-  }
-  std::string text;
-  std::array<char, 4096> chunk{};
-  while (std::fgets(chunk.data(), chunk.size(), pipe))
-    text += chunk.data();
-  int status = ::pclose(pipe);
-  ray_figures r;
-  auto number = [&](const char* label) {
-    auto at = text.find(label);
-    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + std::strlen(label)));
-  };
-  r.median_us = number("ray sync median us: ");
-  r.p99_us = number("ray sync p99 us: ");
-  r.async_per_s = number("ray async calls/s: ");
-  if (status != 0 || r.median_us < 0 || r.async_per_s < 0) {
-    while (!text.empty() && text.back() == '\n')
-      text.pop_back();
-    auto last = text.find_last_of('\n');
-    fmt::print("  Ray: skipped ({}: {})\n", python,
-               text.empty() ? "no output" : text.substr(last == std::string::npos ? 0 : last + 1));
-    return std::nullopt;
-  }
-  return r;
-}
-
-std::string default_ray_python() {
-  if (const char* p = std::getenv("AM_RAY_PYTHON"))
-    return p;
-  if (std::filesystem::exists("/work/venv-ray/bin/python"))
-    return "/work/venv-ray/bin/python";
-  return "python3";
 }
 
 void print_line(const char* what, const std::vector<double>& s, double reference_median) {

@@ -2,6 +2,8 @@
 
 #include "actors/detail/log.hpp"
 
+#include "devices/detail/urgent_exit.hpp"
+
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
@@ -71,7 +73,7 @@ void send_destroy(const caf::actor& instance) {
 }
 
 void send_stop(const caf::actor& instance) {
-  caf::anon_send_exit(instance, caf::exit_reason::user_shutdown);
+  send_urgent_exit(instance);
 }
 
 } // namespace am::detail

@@ -1,4 +1,5 @@
 #include "devices/detail/runtime_impl.hpp"
+#include "devices/detail/urgent_exit.hpp"
 
 #include "actormesh/build_config.hpp"
 #include "actors/detail/log.hpp"
@@ -282,18 +283,6 @@ runtime_context::call_guard::call_guard(runtime_context& rt) : rt_(rt) {
 runtime_context::call_guard::~call_guard() {
   rt_.calls_in_progress_.fetch_sub(1, std::memory_order_seq_cst);
 }
-
-namespace {
-
-/// Sends `to` an exit message ahead of everything in its mailbox (CAF's urgent queue): queued
-/// calls are not worth running once the runtime stops.
-void send_urgent_exit(const caf::actor& to) {
-  if (to)
-    to->enqueue(nullptr, caf::make_message_id(caf::message_priority::high),
-                caf::make_message(caf::exit_msg{to.address(), caf::exit_reason::user_shutdown}), nullptr);
-}
-
-} // namespace
 
 void runtime_impl::stop() {
   if (host_task_owner() == stop_.get())

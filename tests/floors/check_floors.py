@@ -3,7 +3,7 @@
 
 Each floor of libactormesh may include only itself and the floors below it, in this order:
 
-    actors  observability  cluster  devices  sharding  parallel  multihost  colocated
+    actors  observability  cluster  devices  sharding  parallel  multihost  colocated  actor_mesh
 
 and the floors above devices/ reach the running runtime through devices/runtime_context.hpp, never
 through its CAF-carrying implementation devices/detail/runtime_impl.hpp. tools/, demos/, bench/ and
@@ -16,7 +16,7 @@ import re
 import sys
 import tempfile
 
-FLOORS = ["actors", "observability", "cluster", "devices", "sharding", "parallel", "multihost", "colocated"]
+FLOORS = ["actors", "observability", "cluster", "devices", "sharding", "parallel", "multihost", "colocated", "actor_mesh"]
 HUB = "devices/detail/runtime_impl.hpp"
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".inc", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)

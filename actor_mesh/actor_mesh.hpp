@@ -1,0 +1,225 @@
+/// Actor meshes: a user's C++ class whose instances are actors, one per point of a layout of
+/// processes or devices, called through typed endpoints (Monarch's actor meshes, in C++).
+///
+///     struct counter {
+///       explicit counter(int start) : n(start) {}
+///       int add(int k) { return n += k; }
+///       int n;
+///     };
+///     const auto counter_class = am::actor_class<counter>("counter").endpoint("add", &counter::add);
+///     auto counters = counter_class.spawn(am::actor_layout::per_device(), 10); // one per device
+///     am::mesh_values<int> all = counters.call(&counter::add, 1).get();      // every actor
+///     int one = counters.slice("host", 0).slice("device", 1).call_one(&counter::add, 5).get();
+///
+/// Each actor runs on a thread of its own (an endpoint may block), one message at a time, so the
+/// class needs no lock. doc/actor_meshes.md is the tour.
+#pragma once
+
+#include "actormesh/actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/actor_layout.hpp"
+#include "actormesh/actor_mesh/detail/class_registry.hpp"
+#include "actormesh/actor_mesh/detail/endpoint_task.hpp"
+#include "actormesh/actor_mesh/detail/endpoint_traits.hpp"
+#include "actormesh/actor_mesh/detail/mesh_core.hpp"
+#include "actormesh/actor_mesh/mesh_values.hpp"
+#include "actormesh/actor_mesh/supervision.hpp"
+#include "actormesh/actor_mesh/this_actor.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/colocated/detail/constructor_wire.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <utility>
+#include <vector>
+
+namespace am {
+
+template <class T>
+class actor_class;
+
+/// A mesh of T actors, or a slice of one. Copies share the actors; when the last handle to a
+/// spawned mesh (and to its slices) goes, its actors stop after the calls already issued. Every
+/// call form is thread-safe; each calling thread's messages to one actor arrive in the order sent.
+template <class T>
+class actor_mesh {
+public:
+  /// The layout of this mesh (its axes and points; a point's rank is its rank in the spawned mesh).
+  const actor_layout& layout() const noexcept { return layout_; }
+
+  /// The number of actors.
+  std::size_t size() const noexcept { return layout_.size(); }
+
+  /// Calls endpoint `pm` on the one actor of this mesh (am::value_error unless it has exactly one).
+  template <class M, class... A>
+  future<typename detail::endpoint_traits<M>::result> call_one(M pm, A&&... args) const {
+    if (layout_.size() != 1)
+      throw value_error("call_one on an actor mesh of shape " + layout_.shape_string() + " ("
+                        + std::to_string(layout_.size()) + " actors); slice it to one actor first");
+    return call_rank(layout_.points()[0].rank, pm, std::forward<A>(args)...);
+  }
+
+  /// Calls endpoint `pm` on every actor; the answers come shaped like this mesh (mesh_values), or
+  /// the error of the lowest rank that failed once every actor has answered. A void endpoint gives
+  /// a future<void>.
+  template <class M, class... A>
+  auto call(M pm, A&&... args) const {
+    using R = typename detail::endpoint_traits<M>::result;
+    auto shared = arguments_for(pm, std::forward<A>(args)...);
+    auto all = std::make_shared<detail::gathering<R>>(layout_.axis_names(), layout_.axis_sizes(), layout_.size());
+    auto done = all->get_future();
+    for (std::size_t k = 0; k < layout_.size(); ++k)
+      post(layout_.points()[k].rank, pm, shared, detail::gather_sink<R>{all, k});
+    return done;
+  }
+
+  /// Sends endpoint `pm` to every actor without waiting for an answer. An exception it throws goes
+  /// to this mesh's owner as a supervision event (broadcast_failed); nothing is lost silently.
+  template <class M, class... A>
+  void broadcast(M pm, A&&... args) const {
+    auto shared = arguments_for(pm, std::forward<A>(args)...);
+    for (auto& point : layout_.points())
+      post(point.rank, pm, shared, detail::one_way_sink{});
+  }
+
+  /// Calls endpoint `pm` on the one actor of this mesh with the fewest calls queued or running.
+  template <class M, class... A>
+  future<typename detail::endpoint_traits<M>::result> choose(M pm, A&&... args) const {
+    std::vector<int> ranks;
+    ranks.reserve(layout_.size());
+    for (auto& point : layout_.points())
+      ranks.push_back(point.rank);
+    return call_rank(detail::least_loaded(*core_, ranks), pm, std::forward<A>(args)...);
+  }
+
+  /// The actors where `axis` is `index`, without that axis.
+  actor_mesh slice(const std::string& axis, std::int64_t index) const { return actor_mesh(core_, endpoints_, layout_.slice(axis, index)); }
+
+  /// The actors where `axis` is in [begin, end).
+  actor_mesh slice(const std::string& axis, std::int64_t begin, std::int64_t end) const {
+    return actor_mesh(core_, endpoints_, layout_.slice(axis, begin, end));
+  }
+
+  /// Stops every actor of the spawned mesh (not only this slice's) after the calls already issued;
+  /// later calls fail with am::actor_failure_error. The future is ready once every instance is
+  /// destroyed.
+  future<void> stop() const { return detail::stop_mesh(*core_); }
+
+  /// Tells `callback` every supervision event of the spawned mesh from now on (on the failing
+  /// actor's thread: it must be short and must not block).
+  void on_supervision(std::function<void(const supervision_event&)> callback) const {
+    detail::on_supervision(*core_, std::move(callback));
+  }
+
+  /// Every supervision event of the spawned mesh so far.
+  std::vector<supervision_event> supervision_events() const { return detail::supervision_events(*core_); }
+
+private:
+  friend class actor_class<T>;
+
+  actor_mesh(std::shared_ptr<detail::mesh_core> core, std::shared_ptr<const std::vector<detail::endpoint_entry>> endpoints,
+             actor_layout layout)
+      : core_(std::move(core)), endpoints_(std::move(endpoints)), layout_(std::move(layout)) {}
+
+  /// The call's arguments, converted once to the endpoint's parameter types and shared by every
+  /// actor it goes to; checks that `pm` is one of T's registered endpoints.
+  template <class M, class... A>
+  std::shared_ptr<const typename detail::endpoint_traits<M>::arguments> arguments_for(M pm, A&&... args) const {
+    using traits = detail::endpoint_traits<M>;
+    using arguments = typename traits::arguments;
+    static_assert(std::is_base_of_v<typename traits::owner, T>, "this member function is not a member of the mesh's class");
+    static_assert(traits::parameters_by_value_or_const_ref,
+                  "an endpoint takes its parameters by value or by const reference");
+    static_assert(std::is_constructible_v<arguments, A&&...>, "the arguments do not match the endpoint's parameters");
+    (void)detail::endpoint_name(detail::class_name_of(*core_), *endpoints_, std::type_index(typeid(M)),
+                                detail::member_bytes(pm));
+    return std::make_shared<const arguments>(std::forward<A>(args)...);
+  }
+
+  template <class M, class Sink>
+  void post(int rank, M pm, const std::shared_ptr<const typename detail::endpoint_traits<M>::arguments>& shared,
+            Sink sink) const {
+    using traits = detail::endpoint_traits<M>;
+    using task = detail::endpoint_task<T, M, typename traits::result, typename traits::arguments, Sink>;
+    detail::post(*core_, rank, std::make_shared<task>(pm, shared, std::move(sink)));
+  }
+
+  template <class M, class... A>
+  future<typename detail::endpoint_traits<M>::result> call_rank(int rank, M pm, A&&... args) const {
+    using R = typename detail::endpoint_traits<M>::result;
+    auto shared = arguments_for(pm, std::forward<A>(args)...);
+    detail::promise_sink<R> sink;
+    auto answer = sink.result.get_future();
+    post(rank, pm, shared, std::move(sink));
+    return answer;
+  }
+
+  std::shared_ptr<detail::mesh_core> core_;
+  std::shared_ptr<const std::vector<detail::endpoint_entry>> endpoints_;
+  actor_layout layout_;
+};
+
+/// An actor class: T registered by name with its endpoints and its supervision policy. Copies
+/// share the registration. Register at namespace scope (or before spawning), in every process of
+/// the program, as colocated classes are.
+template <class T>
+class actor_class {
+public:
+  /// Registers the class name; throws am::value_error when it is taken.
+  explicit actor_class(const std::string& name) : info_(detail::register_actor_class(name)) {}
+
+  /// Registers member function `pm` as endpoint `name` (parameters by value or const reference);
+  /// throws am::value_error when the name or the function is taken.
+  template <class M>
+  actor_class endpoint(const std::string& name, M pm) const {
+    static_assert(std::is_member_function_pointer_v<M>, "endpoint: pass a member function, e.g. &T::step");
+    using traits = detail::endpoint_traits<M>;
+    static_assert(std::is_base_of_v<typename traits::owner, T>, "endpoint: a member function of the actor's class");
+    static_assert(traits::parameters_by_value_or_const_ref,
+                  "endpoint: an endpoint takes its parameters by value or by const reference");
+    detail::add_endpoint(*info_, detail::endpoint_entry{name, std::type_index(typeid(M)), detail::member_bytes(pm)});
+    return *this;
+  }
+
+  /// A copy of this class with supervision policy `policy` for the meshes it spawns from now on.
+  actor_class supervise(supervision_policy policy) const {
+    actor_class copy = *this;
+    copy.policy_ = policy;
+    return copy;
+  }
+
+  /// Spawns one T per point of `layout`, each constructed on its own actor's thread from `args`
+  /// (copied; C strings as std::string), with the point first when T takes `const am::actor_point&`
+  /// before them. A constructor that throws fails that actor (its policy decides what follows).
+  template <class... A>
+  actor_mesh<T> spawn(const actor_layout& layout, A&&... args) const {
+    std::tuple<detail::recorded_argument<A>...> recorded(std::forward<A>(args)...);
+    detail::actor_factory factory = [recorded = std::move(recorded)](const actor_point& point) {
+      return std::apply(
+        [&point](const auto&... a) -> std::shared_ptr<void> {
+          if constexpr (std::is_constructible_v<T, const actor_point&, const detail::recorded_argument<A>&...>)
+            return std::make_shared<T>(point, a...);
+          else
+            return std::make_shared<T>(a...);
+        },
+        recorded);
+    };
+    static_assert(std::is_constructible_v<T, const detail::recorded_argument<A>&...>
+                    || std::is_constructible_v<T, const actor_point&, const detail::recorded_argument<A>&...>,
+                  "actor_class::spawn: T cannot be constructed from these arguments");
+    auto core = detail::spawn_mesh(info_->name, layout, std::move(factory), policy_);
+    return actor_mesh<T>(core, detail::endpoints_of(*info_), detail::spawned_layout(*core));
+  }
+
+  /// The registered name.
+  const std::string& name() const noexcept { return info_->name; }
+
+private:
+  std::shared_ptr<detail::actor_class_info> info_;
+  supervision_policy policy_;
+};
+
+} // namespace am

@@ -1,0 +1,43 @@
+/// The actor classes of this binary and their endpoints. A class name is registered once per
+/// process (as colocated classes are); every process of the binary registers the same names, so a
+/// name can travel. Internal.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <typeindex>
+#include <vector>
+
+namespace am::detail {
+
+/// One endpoint: its name, and the member function it is (type and bytes).
+struct endpoint_entry {
+  std::string name;
+  std::type_index member_type;
+  std::string member;
+};
+
+/// A registered class: its name and its endpoints (added under `mutex`; a mesh keeps a copy of
+/// them taken when it is spawned).
+struct actor_class_info {
+  std::string name;
+  mutable std::mutex mutex;
+  std::vector<endpoint_entry> endpoints;
+};
+
+/// Registers a class name; throws am::value_error when it is taken.
+std::shared_ptr<actor_class_info> register_actor_class(const std::string& name);
+
+/// Adds an endpoint; throws am::value_error when its name or its member function is taken.
+void add_endpoint(actor_class_info& info, endpoint_entry entry);
+
+/// The endpoints as they are now (what a spawned mesh calls).
+std::shared_ptr<const std::vector<endpoint_entry>> endpoints_of(const actor_class_info& info);
+
+/// The name of the endpoint that is member function `member` (of type `type`); throws
+/// am::value_error when it is not one of `endpoints`.
+const std::string& endpoint_name(const std::string& class_name, const std::vector<endpoint_entry>& endpoints,
+                                 std::type_index type, const std::string& member);
+
+} // namespace am::detail

@@ -1,0 +1,318 @@
+#include "actor_mesh/detail/mesh_core.hpp"
+
+#include "actor_mesh/actor_errors.hpp"
+#include "actor_mesh/detail/user_actor.hpp"
+#include "devices/detail/actor_system_of.hpp"
+#include "devices/runtime_context.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace am::detail {
+
+namespace {
+
+/// A mesh's actors and the gate every post passes: whoever refuses posts (a stop, a policy, the
+/// runtime stopping) waits until no post is between its check and its send, so nothing lands behind
+/// a stop message and nothing touches an actor handle once the runtime has let go of its actors.
+class actor_group {
+public:
+  std::vector<std::shared_ptr<actor_cell>> cells;
+  std::vector<caf::actor> actors; ///< emptied (under `mutex`, posts refused) when the runtime stops
+  std::mutex mutex;               ///< held while messages go to every actor (stop, fail, kill)
+
+  /// Queues `task` at actor `r`, or refuses it once posts are refused.
+  void post(std::size_t r, task_ptr task) {
+    posting_.fetch_add(1);
+    if (refusing_.load()) {
+      posting_.fetch_sub(1);
+      task->refuse(refusal(static_cast<int>(r)));
+      return;
+    }
+    cells[r]->in_flight.fetch_add(1, std::memory_order_relaxed);
+    send_task(actors[r], std::move(task));
+    posting_.fetch_sub(1);
+  }
+
+  /// From now on every post is refused with `why` (the first reason stays); returns once no post
+  /// is under way.
+  void refuse_posts(const std::string& why) {
+    {
+      std::lock_guard<std::mutex> guard(refusal_mutex_);
+      if (!refusing_.load()) {
+        refusal_ = why;
+        refusing_.store(true);
+      }
+    }
+    while (posting_.load() != 0)
+      std::this_thread::yield();
+  }
+
+  bool refusing() const noexcept { return refusing_.load(); }
+
+  std::exception_ptr refusal(int rank) const {
+    std::lock_guard<std::mutex> guard(refusal_mutex_);
+    return std::make_exception_ptr(actor_failure_error(refusal_, rank));
+  }
+
+private:
+  std::atomic<int> posting_{0};
+  std::atomic<bool> refusing_{false};
+  mutable std::mutex refusal_mutex_;
+  std::string refusal_;
+};
+
+/// Every actor group of one runtime: a service of the runtime, so that stopping the runtime kills
+/// the actors (a detached actor nobody stops would keep the actor system from going) and lets go
+/// of their handles while the actor system is there, whatever mesh handles the program still holds.
+class actor_store {
+public:
+  explicit actor_store(caf::actor_system& system) : system_(system) {}
+  ~actor_store() {
+    for (auto& [id, group] : groups_) {
+      group->refuse_posts("The actormesh runtime has stopped: its actors are gone");
+      std::lock_guard<std::mutex> guard(group->mutex);
+      for (auto& actor : group->actors)
+        send_kill(actor);
+      group->actors.clear();
+    }
+  }
+  actor_store(const actor_store&) = delete;
+  actor_store& operator=(const actor_store&) = delete;
+
+  caf::actor_system& system() { return system_; }
+
+  std::uint64_t add(std::shared_ptr<actor_group> group) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    groups_.emplace(++last_id_, std::move(group));
+    return last_id_;
+  }
+
+  /// The group's actors have stopped by themselves.
+  void remove(std::uint64_t id) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    groups_.erase(id);
+  }
+
+private:
+  caf::actor_system& system_;
+  std::mutex mutex_;
+  std::uint64_t last_id_ = 0;
+  std::map<std::uint64_t, std::shared_ptr<actor_group>> groups_;
+};
+
+const service_key<actor_store> actor_store_key{"actor meshes"};
+
+std::vector<std::int64_t> row_major(std::int64_t rank, const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> coords(sizes.size());
+  for (std::size_t k = sizes.size(); k-- > 0;) {
+    coords[k] = rank % sizes[k];
+    rank /= sizes[k];
+  }
+  return coords;
+}
+
+} // namespace
+
+class mesh_core final : public actor_supervisor {
+public:
+  mesh_core(std::string class_name, supervision_policy policy) : class_name_(std::move(class_name)), policy_(policy) {}
+
+  ~mesh_core() override { stop(); }
+
+  mesh_core(const mesh_core&) = delete;
+  mesh_core& operator=(const mesh_core&) = delete;
+
+  void start(const actor_layout& layout, const actor_factory& factory, std::weak_ptr<mesh_core> self) {
+    auto context = current_context();
+    auto own = context->process_index();
+    for (auto& point : layout.points())
+      if (point.process != own)
+        throw value_error("spawning actors of class '" + class_name_ + "' in process " + std::to_string(point.process)
+                          + " from process " + std::to_string(own)
+                          + ": actor meshes are spawned in the process that runs them (this build has no remote spawn)");
+    auto store = context->service(actor_store_key, [&] { return std::make_shared<actor_store>(actor_system_of(*context)); });
+    auto shared_factory = std::make_shared<const actor_factory>(factory);
+    std::vector<actor_point> points;
+    for (std::size_t r = 0; r < layout.size(); ++r) {
+      auto cell = std::make_shared<actor_cell>();
+      cell->context.class_name = class_name_;
+      cell->context.axis_names = layout.axis_names();
+      cell->context.axis_sizes = layout.axis_sizes();
+      cell->context.point = layout.points()[r];
+      cell->context.point.rank = static_cast<int>(r);
+      cell->context.point.coords = row_major(static_cast<std::int64_t>(r), layout.axis_sizes());
+      cell->supervisor = self;
+      points.push_back(cell->context.point);
+      group_->cells.push_back(cell);
+      group_->actors.push_back(spawn_user_actor(store->system(), cell, shared_factory));
+    }
+    layout_.emplace(layout.axis_names(), layout.axis_sizes(), std::move(points));
+    store_ = store;
+    store_id_ = store->add(group_);
+  }
+
+  void post(int rank, task_ptr task) { group_->post(checked(rank), std::move(task)); }
+
+  int least_loaded(const std::vector<int>& ranks) {
+    if (ranks.empty())
+      throw value_error("choose: the actor mesh is empty");
+    auto start = turn_.fetch_add(1, std::memory_order_relaxed) % ranks.size();
+    int best = ranks[start];
+    int load = group_->cells[checked(best)]->in_flight.load(std::memory_order_relaxed);
+    for (std::size_t k = 1; k < ranks.size() && load > 0; ++k) {
+      int candidate = ranks[(start + k) % ranks.size()];
+      int l = group_->cells[checked(candidate)]->in_flight.load(std::memory_order_relaxed);
+      if (l < load) {
+        best = candidate;
+        load = l;
+      }
+    }
+    return best;
+  }
+
+  future<void> stop() {
+    std::lock_guard<std::mutex> guard(group_->mutex);
+    if (stopped_)
+      return *stopped_;
+    group_->refuse_posts("actor mesh of class '" + class_name_ + "' was stopped");
+    promise<void> done;
+    stopped_ = done.get_future();
+    if (group_->actors.empty()) { // never started, or the runtime has stopped
+      done.set_value();
+      return *stopped_;
+    }
+    auto remaining = std::make_shared<std::atomic<std::size_t>>(group_->actors.size());
+    auto store = store_;
+    auto id = store_id_;
+    for (auto& actor : group_->actors)
+      send_stop(actor, [remaining, done, store, id]() mutable {
+        if (remaining->fetch_sub(1) != 1)
+          return;
+        if (auto s = store.lock())
+          s->remove(id);
+        done.set_value();
+      });
+    return *stopped_;
+  }
+
+  failure_outcome actor_failed(actor_cell& cell, const std::exception_ptr& cause) override {
+    auto now = std::chrono::steady_clock::now();
+    auto& restarts = cell.restarts;
+    while (!restarts.empty() && now - restarts.front() > policy_.window)
+      restarts.pop_front();
+    auto event = event_of(cell, cause);
+    if (static_cast<int>(restarts.size()) < policy_.max_restarts && !group_->refusing()) {
+      restarts.push_back(now);
+      event.what = supervision_event::kind::restarted;
+      report(event);
+      return {true, nullptr};
+    }
+    auto what = "actor '" + class_name_ + "' at " + event.point + " (process " + std::to_string(event.process)
+                + ") failed: " + event.cause;
+    auto error = std::make_exception_ptr(actor_failure_error(what, cell.context.point.rank));
+    if (policy_.stop_mesh) {
+      event.what = supervision_event::kind::mesh_stopped;
+      auto why = "actor mesh of class '" + class_name_ + "' was stopped by its policy: " + what;
+      group_->refuse_posts(why);
+      std::lock_guard<std::mutex> guard(group_->mutex);
+      for (std::size_t r = 0; r < group_->actors.size(); ++r)
+        if (group_->cells[r].get() != &cell)
+          send_fail(group_->actors[r], std::make_exception_ptr(actor_failure_error(why, static_cast<int>(r))));
+    }
+    report(event);
+    return {false, error};
+  }
+
+  void one_way_failed(actor_cell& cell, const std::exception_ptr& cause) override {
+    auto event = event_of(cell, cause);
+    event.what = supervision_event::kind::broadcast_failed;
+    report(event);
+  }
+
+  void set_callback(std::function<void(const supervision_event&)> callback) {
+    std::lock_guard<std::mutex> guard(events_mutex_);
+    callback_ = std::make_shared<std::function<void(const supervision_event&)>>(std::move(callback));
+  }
+
+  std::vector<supervision_event> events() const {
+    std::lock_guard<std::mutex> guard(events_mutex_);
+    return events_;
+  }
+
+  const std::string& class_name() const noexcept { return class_name_; }
+  const actor_layout& layout() const { return *layout_; }
+
+private:
+  std::size_t checked(int rank) const {
+    if (rank < 0 || static_cast<std::size_t>(rank) >= group_->cells.size())
+      throw value_error("actor rank " + std::to_string(rank) + " is out of range for a mesh of "
+                        + std::to_string(group_->cells.size()));
+    return static_cast<std::size_t>(rank);
+  }
+
+  supervision_event event_of(const actor_cell& cell, const std::exception_ptr& cause) const {
+    supervision_event event;
+    event.class_name = class_name_;
+    event.rank = cell.context.point.rank;
+    event.coords = cell.context.point.coords;
+    event.point = point_string(cell.context.axis_names, cell.context.point.coords);
+    event.process = cell.context.point.process;
+    event.cause = describe_exception(cause);
+    return event;
+  }
+
+  void report(const supervision_event& event) {
+    std::shared_ptr<std::function<void(const supervision_event&)>> callback;
+    {
+      std::lock_guard<std::mutex> guard(events_mutex_);
+      events_.push_back(event);
+      callback = callback_;
+    }
+    if (callback && *callback)
+      (*callback)(event);
+  }
+
+  std::string class_name_;
+  supervision_policy policy_;
+  std::optional<actor_layout> layout_;
+  std::shared_ptr<actor_group> group_ = std::make_shared<actor_group>();
+  std::weak_ptr<actor_store> store_;
+  std::uint64_t store_id_ = 0;
+  std::atomic<std::uint64_t> turn_{0};
+  std::optional<future<void>> stopped_; ///< guarded by group_->mutex
+  mutable std::mutex events_mutex_;
+  std::vector<supervision_event> events_;
+  std::shared_ptr<std::function<void(const supervision_event&)>> callback_;
+};
+
+std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
+                                      supervision_policy policy) {
+  auto core = std::make_shared<mesh_core>(std::move(class_name), policy);
+  core->start(layout, factory, core);
+  return core;
+}
+
+void post(mesh_core& core, int rank, task_ptr task) { core.post(rank, std::move(task)); }
+
+int least_loaded(mesh_core& core, const std::vector<int>& ranks) { return core.least_loaded(ranks); }
+
+future<void> stop_mesh(mesh_core& core) { return core.stop(); }
+
+void on_supervision(mesh_core& core, std::function<void(const supervision_event&)> callback) {
+  core.set_callback(std::move(callback));
+}
+
+std::vector<supervision_event> supervision_events(const mesh_core& core) { return core.events(); }
+
+const actor_layout& spawned_layout(const mesh_core& core) { return core.layout(); }
+
+const std::string& class_name_of(const mesh_core& core) { return core.class_name(); }
+
+} // namespace am::detail

@@ -1,0 +1,53 @@
+/// A spawned actor mesh as the typed handles (actor_mesh.hpp) use it, without CAF: its actors by
+/// rank, posting tasks to them, choosing the least loaded, stopping, supervision events. Internal.
+#pragma once
+
+#include "actormesh/actor_mesh/actor_layout.hpp"
+#include "actormesh/actor_mesh/detail/actor_task.hpp"
+#include "actormesh/actor_mesh/supervision.hpp"
+#include "actormesh/actors/future.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace am::detail {
+
+/// Builds the instance of one point (a T held by a shared_ptr<void>); may throw.
+using actor_factory = std::function<std::shared_ptr<void>(const actor_point& point)>;
+
+class mesh_core;
+
+/// Spawns one actor per point of `layout` in this process's runtime, each constructing its
+/// instance with `factory` first thing on its own thread. Throws am::value_error when a point
+/// belongs to another process (actors are spawned where the program runs, for now).
+std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
+                                      supervision_policy policy);
+
+/// Queues `task` at the actor of spawned rank `rank`, behind this thread's earlier tasks to it.
+/// A stopped mesh refuses the task at once with am::actor_failure_error.
+void post(mesh_core& core, int rank, task_ptr task);
+
+/// Of `ranks`, the one whose actor has the fewest calls queued or running (ties in turn).
+int least_loaded(mesh_core& core, const std::vector<int>& ranks);
+
+/// Stops every actor after the tasks already queued; later posts are refused. The future is
+/// resolved when every instance has been destroyed. Calling it again returns the same future.
+future<void> stop_mesh(mesh_core& core);
+
+/// Sets the function told each supervision event from now on (on the failing actor's thread: it
+/// must not block); the events so far are kept in supervision_events().
+void on_supervision(mesh_core& core, std::function<void(const supervision_event&)> callback);
+
+/// Every supervision event of the mesh so far.
+std::vector<supervision_event> supervision_events(const mesh_core& core);
+
+/// The layout the mesh was spawned with, its points numbered by rank (0, 1, ...) and by their
+/// coordinates in it.
+const actor_layout& spawned_layout(const mesh_core& core);
+
+/// The registered class name of the mesh's actors.
+const std::string& class_name_of(const mesh_core& core);
+
+} // namespace am::detail

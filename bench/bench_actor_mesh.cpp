@@ -1,0 +1,212 @@
+// Actor mesh benchmark: a call's round trip to one actor, a call to every actor of a mesh of 32
+// with its answers gathered, asynchronous calls from several threads, and one-way messages from one
+// thread, each against raw CAF doing the same in the same run (and Ray's actor calls, when Ray is
+// installed: bench/ray_peer.py in a child process).
+//
+//   ./build/bench/bench_actor_mesh [--rounds N] [--threads T] [--calls C] [--messages M] [--actors A]
+//                                  [--ray-python PATH | --no-ray] [--ray-script PATH]
+#include <actormesh.hpp>
+
+#include <caf/all.hpp>
+
+#include "bench_flags.hpp"
+#include "bench_paths.hpp"
+#include "bench_report.hpp"
+#include "call_peers.hpp"
+
+#include <fmt/core.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using am::bench::call_clock;
+using am::bench::percentile;
+using am::bench::ping_atom;
+using am::bench::round_trips;
+
+namespace {
+
+/// The actor every call reaches: answers its input plus one, counts one-way messages.
+struct echo {
+  int ping(int v) { return v + 1; }
+  void note(int) { ++notes; }
+  long count() const { return notes; }
+  long notes = 0;
+};
+const auto echo_class =
+  am::actor_class<echo>("bench.echo").endpoint("ping", &echo::ping).endpoint("note", &echo::note).endpoint("count", &echo::count);
+
+double seconds_since(call_clock::time_point start) {
+  return std::chrono::duration<double>(call_clock::now() - start).count();
+}
+
+/// The raw CAF echo: a detached actor (a thread of its own, as an actor of a mesh is).
+caf::actor spawn_caf_echo(caf::actor_system& sys) {
+  return sys.spawn<caf::detached>([](caf::event_based_actor*) -> caf::behavior {
+    auto notes = std::make_shared<long>(0);
+    return {[](ping_atom, int v) { return v + 1; }, [notes](int) { ++*notes; },
+            [notes](ping_atom) { return *notes; }};
+  });
+}
+
+/// Raw CAF: one scoped_actor sends a request to each actor, then receives every answer.
+std::vector<double> caf_gathers(caf::actor_system& sys, const std::vector<caf::actor>& actors, int rounds) {
+  caf::scoped_actor self{sys};
+  return round_trips(rounds, [&] {
+    for (auto& a : actors)
+      self->send(a, ping_atom::value, 1);
+    int answers = 0;
+    self->receive_for(answers, actors.size())([](int) {});
+  });
+}
+
+/// Raw CAF: `threads` scoped actors each send `calls` requests to one actor, then take the answers.
+double caf_async_rate(caf::actor_system& sys, const caf::actor& target, int threads, int calls) {
+  std::vector<std::thread> workers;
+  auto start = call_clock::now();
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&] {
+      caf::scoped_actor self{sys};
+      for (int i = 0; i < calls; ++i)
+        self->send(target, ping_atom::value, i);
+      int answers = 0;
+      self->receive_for(answers, calls)([](int) {});
+    });
+  for (auto& w : workers)
+    w.join();
+  return threads * calls / seconds_since(start);
+}
+
+/// Actor mesh: `threads` threads each issue `calls` call_one to one actor, then wait for them.
+double mesh_async_rate(const am::actor_mesh<echo>& one, int threads, int calls) {
+  std::vector<std::thread> workers;
+  auto start = call_clock::now();
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&] {
+      std::vector<am::future<int>> answers;
+      answers.reserve(static_cast<std::size_t>(calls));
+      for (int i = 0; i < calls; ++i)
+        answers.push_back(one.call_one(&echo::ping, i));
+      for (auto& a : answers)
+        a.get();
+    });
+  for (auto& w : workers)
+    w.join();
+  return threads * calls / seconds_since(start);
+}
+
+void print_time(const char* what, const std::vector<double>& s, double reference) {
+  double med = percentile(s, 0.5);
+  fmt::print("  {:<56} {:9.2f} us (p99 {:9.2f})", what, med, percentile(s, 0.99));
+  if (reference > 0)
+    fmt::print("   mesh/peer time {:.2f}", reference / med);
+  fmt::print("\n");
+}
+
+int run(int argc, char** argv) {
+  am::bench::flags flag(argc, argv, "actor mesh calls against raw CAF (and Ray's actor calls)");
+  const int rounds = static_cast<int>(flag.integer("--rounds", 5000, "timed round trips"));
+  const int threads = static_cast<int>(flag.integer("--threads", 4, "caller threads of the asynchronous test"));
+  const int calls = static_cast<int>(flag.integer("--calls", 20000, "asynchronous calls per thread"));
+  const int messages = static_cast<int>(flag.integer("--messages", 200000, "one-way messages"));
+  const int actors = static_cast<int>(flag.integer("--actors", 32, "actors of the gathered call"));
+  const bool no_ray = flag.present("--no-ray", "skip the Ray peer");
+  const auto ray_python = flag.text("--ray-python", am::bench::default_ray_python(), "the Python that runs the Ray peer");
+  const auto ray_script = flag.text("--ray-script", am::bench::source_dir() + "/ray_peer.py", "the Ray peer's script");
+  flag.finish();
+  if (rounds < 1 || threads < 1 || calls < 1 || messages < 1 || actors < 1)
+    throw am::value_error("--rounds, --threads, --calls, --messages and --actors must be at least 1");
+
+  am::options opts;
+  opts.use_gpus = false;
+  opts.cpu_devices = 1;
+  am::runtime rt(argc, argv, opts);
+  caf::actor_system_config cfg;
+  caf::actor_system peer{cfg};
+
+  fmt::print("actormesh actor mesh benchmark ({} rounds; {} actors gathered; {} threads x {} asynchronous calls; "
+             "{} one-way messages; {} cores; one process)\n",
+             rounds, actors, threads, calls, messages, std::thread::hardware_concurrency());
+
+  auto one = echo_class.spawn(am::actor_layout::per_process());
+  auto caf_one = spawn_caf_echo(peer);
+  auto mesh_trip = round_trips(rounds, [&] { one.call_one(&echo::ping, 1).get(); });
+  auto caf_trip = am::bench::caf_round_trips(peer, rounds, true);
+  auto caf_trip_scheduled = am::bench::caf_round_trips(peer, rounds, false);
+  fmt::print("round trip to one actor (call, then wait for the answer), median:\n");
+  print_time("actor mesh call_one", mesh_trip, 0);
+  print_time("raw CAF scoped_actor request to a detached actor", caf_trip, percentile(mesh_trip, 0.5));
+  print_time("raw CAF scoped_actor request to a scheduled actor", caf_trip_scheduled, percentile(mesh_trip, 0.5));
+  double trip_ratio = percentile(mesh_trip, 0.5) / percentile(caf_trip, 0.5);
+  am::bench::ratio_line(trip_ratio, "call_one round trip / raw CAF request to a detached actor");
+
+  auto many = echo_class.spawn(am::actor_layout::over_processes({{"actor", actors}}));
+  std::vector<caf::actor> caf_many;
+  for (int k = 0; k < actors; ++k)
+    caf_many.push_back(spawn_caf_echo(peer));
+  auto gather_rounds = std::max(1, rounds / 5);
+  auto mesh_gather = round_trips(gather_rounds, [&] { many.call(&echo::ping, 1).get(); });
+  auto caf_gather = caf_gathers(peer, caf_many, gather_rounds);
+  fmt::print("a call to each of {} actors with every answer gathered, median:\n", actors);
+  print_time("actor mesh call (mesh_values of the answers)", mesh_gather, 0);
+  print_time("raw CAF: a request to each, then every answer", caf_gather, percentile(mesh_gather, 0.5));
+  double gather_ratio = percentile(mesh_gather, 0.5) / percentile(caf_gather, 0.5);
+  am::bench::ratio_line(gather_ratio, "gathered call / raw CAF requests");
+
+  double mesh_rate = mesh_async_rate(one, threads, calls);
+  double caf_rate = caf_async_rate(peer, caf_one, threads, calls);
+  fmt::print("asynchronous calls to one actor from {} threads:\n", threads);
+  fmt::print("  {:<56} {:9.0f} calls/s\n", "actor mesh call_one", mesh_rate);
+  fmt::print("  {:<56} {:9.0f} calls/s   mesh/peer rate {:.2f}\n", "raw CAF scoped_actor requests", caf_rate,
+             mesh_rate / caf_rate);
+
+  auto start = call_clock::now();
+  for (int i = 0; i < messages; ++i)
+    one.broadcast(&echo::note, i);
+  one.call_one(&echo::count).get();
+  double mesh_oneway = messages / seconds_since(start);
+  start = call_clock::now();
+  for (int i = 0; i < messages; ++i)
+    caf::anon_send(caf_one, i);
+  {
+    caf::scoped_actor self{peer};
+    self->request(caf_one, caf::infinite, ping_atom::value).receive([](long) {}, [](caf::error&) {});
+  }
+  double caf_oneway = messages / seconds_since(start);
+  fmt::print("one-way messages to one actor from one thread (until the actor has taken them all):\n");
+  fmt::print("  {:<56} {:9.0f} msgs/s\n", "actor mesh broadcast on a mesh of one", mesh_oneway);
+  fmt::print("  {:<56} {:9.0f} msgs/s   mesh/peer rate {:.2f}\n", "raw CAF anon_send", caf_oneway, mesh_oneway / caf_oneway);
+  am::bench::ratio_line(mesh_oneway / caf_oneway, "one-way rate / raw CAF anon_send's");
+
+  std::optional<am::bench::ray_figures> ray;
+  if (no_ray)
+    fmt::print("  Ray: skipped (--no-ray)\n");
+  else
+    ray = am::bench::run_ray(ray_python, ray_script, std::min(rounds, 2000), std::min(calls * threads, 20000));
+  if (ray) {
+    fmt::print("Ray actor calls (bench/ray_peer.py, same run):\n");
+    fmt::print("  {:<56} {:9.2f} us   peer/mesh time {:.1f}\n", "synchronous call", ray->median_us,
+               ray->median_us / percentile(mesh_trip, 0.5));
+    fmt::print("  {:<56} {:9.0f} calls/s   mesh/Ray rate {:.1f}\n", "asynchronous calls", ray->async_per_s,
+               mesh_rate / ray->async_per_s);
+  }
+  fmt::print("targets: call_one <= 1.2x a raw CAF request ({:.2f}x: {}); one-way >= 0.8x anon_send ({:.2f}x: {})",
+             trip_ratio, trip_ratio <= 1.2 ? "met" : "missed", mesh_oneway / caf_oneway,
+             mesh_oneway >= 0.8 * caf_oneway ? "met" : "missed");
+  if (ray)
+    fmt::print("; async >= 100x Ray's ({:.0f}x: {})", mesh_rate / ray->async_per_s,
+               mesh_rate >= 100 * ray->async_per_s ? "met" : "missed");
+  fmt::print("\n");
+  for (auto& a : caf_many)
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(caf_one, caf::exit_reason::user_shutdown);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) { return am::bench::guarded_main("bench_actor_mesh", run, argc, argv); }
