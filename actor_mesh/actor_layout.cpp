@@ -11,16 +11,6 @@ namespace am {
 
 namespace {
 
-/// Row-major coordinates of `rank` in `sizes`.
-std::vector<std::int64_t> coords_of(std::int64_t rank, const std::vector<std::int64_t>& sizes) {
-  std::vector<std::int64_t> coords(sizes.size());
-  for (std::size_t k = sizes.size(); k-- > 0;) {
-    coords[k] = rank % sizes[k];
-    rank /= sizes[k];
-  }
-  return coords;
-}
-
 /// The cluster's devices grouped by process (index = process).
 std::vector<std::vector<device>> devices_by_process() {
   std::vector<std::vector<device>> out(static_cast<std::size_t>(process_count()));
@@ -33,7 +23,7 @@ std::vector<std::vector<device>> devices_by_process() {
 std::vector<actor_point> numbered(std::vector<actor_point> points, const std::vector<std::int64_t>& sizes) {
   for (std::size_t r = 0; r < points.size(); ++r) {
     points[r].rank = static_cast<int>(r);
-    points[r].coords = coords_of(static_cast<std::int64_t>(r), sizes);
+    points[r].coords = row_major_coords(static_cast<std::int64_t>(r), sizes);
   }
   return points;
 }
@@ -149,7 +139,7 @@ actor_layout actor_layout::slice(const std::string& axis, std::int64_t begin, st
                       + "' with size " + std::to_string(sizes_[k]) + " is empty or out of bounds");
   std::vector<actor_point> kept;
   for (std::size_t r = 0; r < points_.size(); ++r) {
-    auto c = coords_of(static_cast<std::int64_t>(r), sizes_)[k];
+    auto c = row_major_coords(static_cast<std::int64_t>(r), sizes_)[k];
     if (c >= begin && c < end)
       kept.push_back(points_[r]);
   }
@@ -181,6 +171,15 @@ std::string actor_layout::shape_string() const {
   for (std::size_t k = 0; k < names_.size(); ++k)
     out += (k ? ", " : "") + names_[k] + ": " + std::to_string(sizes_[k]);
   return out + "}";
+}
+
+std::vector<std::int64_t> row_major_coords(std::int64_t rank, const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> coords(sizes.size());
+  for (std::size_t k = sizes.size(); k-- > 0;) {
+    coords[k] = rank % sizes[k];
+    rank /= sizes[k];
+  }
+  return coords;
 }
 
 std::string point_string(const std::vector<std::string>& axis_names, const std::vector<std::int64_t>& coords) {

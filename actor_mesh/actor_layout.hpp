@@ -73,6 +73,9 @@ private:
   std::vector<actor_point> points_;
 };
 
+/// The coordinates of row-major position `rank` in a grid of axis sizes `sizes`.
+std::vector<std::int64_t> row_major_coords(std::int64_t rank, const std::vector<std::int64_t>& sizes);
+
 /// `{host: 1, device: 0}`: a point's coordinates named by the axes of the mesh it was spawned in.
 std::string point_string(const std::vector<std::string>& axis_names, const std::vector<std::int64_t>& coords);
 

@@ -109,15 +109,6 @@ private:
 
 const service_key<actor_store> actor_store_key{"actor meshes"};
 
-std::vector<std::int64_t> row_major(std::int64_t rank, const std::vector<std::int64_t>& sizes) {
-  std::vector<std::int64_t> coords(sizes.size());
-  for (std::size_t k = sizes.size(); k-- > 0;) {
-    coords[k] = rank % sizes[k];
-    rank /= sizes[k];
-  }
-  return coords;
-}
-
 } // namespace
 
 class mesh_core final : public actor_supervisor {
@@ -147,7 +138,7 @@ public:
       cell->context.axis_sizes = layout.axis_sizes();
       cell->context.point = layout.points()[r];
       cell->context.point.rank = static_cast<int>(r);
-      cell->context.point.coords = row_major(static_cast<std::int64_t>(r), layout.axis_sizes());
+      cell->context.point.coords = row_major_coords(static_cast<std::int64_t>(r), layout.axis_sizes());
       cell->supervisor = self;
       points.push_back(cell->context.point);
       group_->cells.push_back(cell);

@@ -3,11 +3,11 @@
 /// how to build a T from arguments of types A... because the program constructs such an object
 /// somewhere (`adder_class(1)` instantiates travelling_constructor<adder, int>, whose registration
 /// runs at static initialization in every process of the binary, workers too). Arguments of
-/// booleans, numbers, strings and vectors of them travel; an object recorded with any other
+/// the types actors/value_wire.hpp encodes travel; an object recorded with any other
 /// argument type works in this process and is refused, with a clear error, in a worker. Internal.
 #pragma once
 
-#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/value_wire.hpp"
 
 #include <concepts>
 #include <cstdint>
@@ -37,57 +37,11 @@ template <class A>
 using recorded_argument = std::conditional_t<std::is_same_v<std::decay_t<A>, const char*> || std::is_same_v<std::decay_t<A>, char*>,
                                              std::string, std::decay_t<A>>;
 
-template <class T>
-struct is_std_vector : std::false_type {};
-template <class T, class A>
-struct is_std_vector<std::vector<T, A>> : std::true_type {};
-
-/// A type whose values travel as constructor arguments.
-template <class T>
-concept travelling_argument = std::is_arithmetic_v<T> || std::is_same_v<T, std::string>
-                              || (is_std_vector<T>::value && !std::is_same_v<T, std::vector<bool>>);
-
-template <class T>
-void write_argument(wire_writer& w, const T& value) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    w.str(value);
-  } else if constexpr (is_std_vector<T>::value) {
-    w.u64(value.size());
-    for (auto& v : value)
-      write_argument(w, v);
-  } else {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &value, sizeof(T));
-    w.u64(bits);
-  }
-}
-
-/// Reads a value written by write_argument (am::value_error for malformed bytes).
-template <class T>
-T read_argument(wire_reader& r) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return r.str();
-  } else if constexpr (is_std_vector<T>::value) {
-    auto n = r.u64();
-    T out; // grown as read: a count past the message's end fails on the read, allocating nothing
-    for (std::uint64_t k = 0; k < n; ++k)
-      out.push_back(read_argument<typename T::value_type>(r));
-    return out;
-  } else {
-    auto bits = r.u64();
-    T value{};
-    std::memcpy(&value, &bits, sizeof(T));
-    if constexpr (std::is_same_v<T, bool>)
-      value = bits != 0;
-    return value;
-  }
-}
-
 /// How a T built from A... travels: its registry key, its arguments' encoding, and the
 /// registration itself (a static member's initializer, run in every process of the binary).
 template <class T, class... A>
 struct travelling_constructor {
-  static constexpr bool can_travel = (travelling_argument<A> && ...);
+  static constexpr bool can_travel = (travels<A> && ...);
 
   /// The registry key: the C++ types, as this binary names them.
   static std::string key() {
@@ -99,7 +53,7 @@ struct travelling_constructor {
   static std::optional<std::string> encode(const A&... args) {
     if constexpr (can_travel) {
       wire_writer w;
-      (write_argument(w, args), ...);
+      (write_value(w, args), ...);
       return w.take();
     } else {
       return std::nullopt;
@@ -112,7 +66,7 @@ private:
   static std::shared_ptr<void> build(const std::string& bytes) {
     if constexpr (can_travel) {
       wire_reader r(bytes);
-      std::tuple<A...> args{read_argument<A>(r)...}; // braces: read in order
+      std::tuple<A...> args{read_value<A>(r)...}; // braces: read in order
       r.finish();
       return std::static_pointer_cast<void>(
         std::apply([](const auto&... a) { return std::make_shared<T>(a...); }, args));
