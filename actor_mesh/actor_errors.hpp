@@ -29,4 +29,16 @@ private:
   int rank_;
 };
 
+/// An endpoint in another process threw an exception of a type this process cannot rebuild (not
+/// one of actormesh's errors nor a standard exception): its type's name and its text travel.
+class remote_error : public error {
+public:
+  remote_error(std::string type_name, const std::string& what) : error(what), type_name_(std::move(type_name)) {}
+  /// The exception's type, as the process that threw it names it ("my::error").
+  const std::string& type_name() const noexcept { return type_name_; }
+
+private:
+  std::string type_name_;
+};
+
 } // namespace am

@@ -25,7 +25,9 @@
 #include "actormesh/actor_mesh/supervision.hpp"
 #include "actormesh/actor_mesh/this_actor.hpp"
 #include "actormesh/actors/future.hpp"
+#include "actormesh/actors/value_wire.hpp"
 #include "actormesh/colocated/detail/constructor_wire.hpp"
+#include "actormesh/sharding/detail/host_array_wire.hpp"
 
 #include <functional>
 #include <memory>
@@ -68,11 +70,12 @@ public:
   template <class M, class... A>
   auto call(M pm, A&&... args) const {
     using R = typename detail::endpoint_traits<M>::result;
+    const auto& endpoint = endpoint_of(pm);
     auto shared = arguments_for(pm, std::forward<A>(args)...);
     auto all = std::make_shared<detail::gathering<R>>(layout_.axis_names(), layout_.axis_sizes(), layout_.size());
     auto done = all->get_future();
     for (std::size_t k = 0; k < layout_.size(); ++k)
-      post(layout_.points()[k].rank, pm, shared, detail::gather_sink<R>{all, k});
+      post(layout_.points()[k].rank, pm, endpoint, shared, detail::gather_sink<R>{all, k});
     return done;
   }
 
@@ -80,9 +83,10 @@ public:
   /// to this mesh's owner as a supervision event (broadcast_failed); nothing is lost silently.
   template <class M, class... A>
   void broadcast(M pm, A&&... args) const {
+    const auto& endpoint = endpoint_of(pm);
     auto shared = arguments_for(pm, std::forward<A>(args)...);
     for (auto& point : layout_.points())
-      post(point.rank, pm, shared, detail::one_way_sink{});
+      post(point.rank, pm, endpoint, shared, detail::one_way_sink{});
   }
 
   /// Calls endpoint `pm` on the one actor of this mesh with the fewest calls queued or running.
@@ -134,26 +138,68 @@ private:
     static_assert(traits::parameters_by_value_or_const_ref,
                   "an endpoint takes its parameters by value or by const reference");
     static_assert(std::is_constructible_v<arguments, A&&...>, "the arguments do not match the endpoint's parameters");
-    (void)detail::endpoint_name(detail::class_name_of(*core_), *endpoints_, std::type_index(typeid(M)),
-                                detail::member_bytes(pm));
     return std::make_shared<const arguments>(std::forward<A>(args)...);
   }
 
+  /// The registered name of endpoint `pm`; am::value_error when it is not one of T's.
+  template <class M>
+  const std::string& endpoint_of(M pm) const {
+    return detail::endpoint_name(detail::class_name_of(*core_), *endpoints_, std::type_index(typeid(M)),
+                                 detail::member_bytes(pm));
+  }
+
+  /// Sends one call to the actor of `rank`: a task queued at it in this process, or the encoded
+  /// arguments to its process, whose encoded answer `sink` is given decoded.
   template <class M, class Sink>
-  void post(int rank, M pm, const std::shared_ptr<const typename detail::endpoint_traits<M>::arguments>& shared,
-            Sink sink) const {
+  void post(int rank, M pm, const std::string& endpoint,
+            const std::shared_ptr<const typename detail::endpoint_traits<M>::arguments>& shared, Sink sink) const {
     using traits = detail::endpoint_traits<M>;
-    using task = detail::endpoint_task<T, M, typename traits::result, typename traits::arguments, Sink>;
-    detail::post(*core_, rank, std::make_shared<task>(pm, shared, std::move(sink)));
+    using R = typename traits::result;
+    using arguments = typename traits::arguments;
+    if (detail::is_local(*core_, rank)) {
+      using task = detail::endpoint_task<T, M, R, arguments, Sink>;
+      detail::post(*core_, rank, std::make_shared<task>(pm, shared, std::move(sink)));
+      return;
+    }
+    if constexpr (detail::travels<arguments> && (std::is_void_v<R> || detail::travels<R>)) {
+      detail::wire_writer w;
+      detail::write_value(w, *shared);
+      detail::answer_callback answer;
+      if constexpr (!Sink::one_way)
+        answer = [sink](const std::exception_ptr& error, const std::string& value) mutable {
+          if (error) {
+            sink.set_error(error);
+            return;
+          }
+          try {
+            if constexpr (std::is_void_v<R>) {
+              sink.set_value();
+            } else {
+              detail::wire_reader r(value);
+              auto decoded = detail::read_value<R>(r);
+              r.finish();
+              sink.set_value(std::move(decoded));
+            }
+          } catch (...) {
+            sink.set_error(std::current_exception());
+          }
+        };
+      detail::post_remote(*core_, rank, endpoint, w.take(), std::move(answer));
+    } else {
+      sink.set_error(std::make_exception_ptr(type_error(
+        "endpoint '" + endpoint + "' of actor class '" + detail::class_name_of(*core_)
+        + "' takes or returns a type that cannot travel to another process (give it an inspect overload)")));
+    }
   }
 
   template <class M, class... A>
   future<typename detail::endpoint_traits<M>::result> call_rank(int rank, M pm, A&&... args) const {
     using R = typename detail::endpoint_traits<M>::result;
+    const auto& endpoint = endpoint_of(pm);
     auto shared = arguments_for(pm, std::forward<A>(args)...);
     detail::promise_sink<R> sink;
     auto answer = sink.result.get_future();
-    post(rank, pm, shared, std::move(sink));
+    post(rank, pm, endpoint, shared, std::move(sink));
     return answer;
   }
 
@@ -180,7 +226,8 @@ public:
     static_assert(std::is_base_of_v<typename traits::owner, T>, "endpoint: a member function of the actor's class");
     static_assert(traits::parameters_by_value_or_const_ref,
                   "endpoint: an endpoint takes its parameters by value or by const reference");
-    detail::add_endpoint(*info_, detail::endpoint_entry{name, std::type_index(typeid(M)), detail::member_bytes(pm)});
+    detail::add_endpoint(*info_, detail::endpoint_entry{name, std::type_index(typeid(M)), detail::member_bytes(pm),
+                                                        invoker_for(name, pm)});
     return *this;
   }
 
@@ -210,14 +257,42 @@ public:
     static_assert(std::is_constructible_v<T, const detail::recorded_argument<A>&...>
                     || std::is_constructible_v<T, const actor_point&, const detail::recorded_argument<A>&...>,
                   "actor_class::spawn: T cannot be constructed from these arguments");
-    auto core = detail::spawn_mesh(info_->name, layout, std::move(factory), policy_);
-    return actor_mesh<T>(core, detail::endpoints_of(*info_), detail::spawned_layout(*core));
+    auto endpoints = detail::endpoints_of(*info_);
+    auto core = detail::spawn_mesh(info_->name, layout, std::move(factory), policy_, endpoints);
+    return actor_mesh<T>(core, std::move(endpoints), detail::spawned_layout(*core));
   }
 
   /// The registered name.
   const std::string& name() const noexcept { return info_->name; }
 
 private:
+  /// How a call from another process runs endpoint `pm`: decode the arguments, call, encode the
+  /// answer.
+  template <class M>
+  detail::remote_invoker invoker_for(const std::string& name, M pm) const {
+    using traits = detail::endpoint_traits<M>;
+    using R = typename traits::result;
+    using arguments = typename traits::arguments;
+    return [pm, name, class_name = info_->name](void* instance, const std::string& bytes) -> std::string {
+      if constexpr (detail::travels<arguments> && (std::is_void_v<R> || detail::travels<R>)) {
+        detail::wire_reader r(bytes);
+        auto args = detail::read_value<arguments>(r);
+        r.finish();
+        auto* self = static_cast<T*>(instance);
+        auto invoke = [self, pm](const auto&... a) -> decltype(auto) { return (self->*pm)(a...); };
+        detail::wire_writer w;
+        if constexpr (std::is_void_v<R>)
+          std::apply(invoke, args);
+        else
+          detail::write_value(w, std::apply(invoke, args));
+        return w.take();
+      } else {
+        throw type_error("endpoint '" + name + "' of actor class '" + class_name
+                         + "' takes or returns a type that cannot travel to another process");
+      }
+    };
+  }
+
   std::shared_ptr<detail::actor_class_info> info_;
   supervision_policy policy_;
 };

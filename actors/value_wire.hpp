@@ -86,7 +86,8 @@ struct travels_impl<std::unordered_map<K, V, H, E, A>>
 template <class K, class C, class A>
 struct travels_impl<std::set<K, C, A>> : travels_impl<K> {};
 template <class A, class B>
-struct travels_impl<std::pair<A, B>> : std::bool_constant<travels_impl<A>::value && travels_impl<B>::value> {};
+struct travels_impl<std::pair<A, B>>
+    : std::bool_constant<travels_impl<std::remove_cv_t<A>>::value && travels_impl<std::remove_cv_t<B>>::value> {};
 template <class... T>
 struct travels_impl<std::tuple<T...>> : std::bool_constant<(travels_impl<T>::value && ...)> {};
 template <class T>

@@ -46,6 +46,13 @@ std::shared_ptr<const std::vector<endpoint_entry>> endpoints_of(const actor_clas
   return std::make_shared<const std::vector<endpoint_entry>>(info.endpoints);
 }
 
+const endpoint_entry* find_endpoint(const std::vector<endpoint_entry>& endpoints, const std::string& name) {
+  for (auto& e : endpoints)
+    if (e.name == name)
+      return &e;
+  return nullptr;
+}
+
 const std::string& endpoint_name(const std::string& class_name, const std::vector<endpoint_entry>& endpoints,
                                  std::type_index type, const std::string& member) {
   for (auto& e : endpoints)

@@ -3,6 +3,7 @@
 /// name can travel. Internal.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,11 +12,18 @@
 
 namespace am::detail {
 
-/// One endpoint: its name, and the member function it is (type and bytes).
+/// Runs an endpoint for a call from another process: the instance (a T*) and the encoded
+/// arguments in, the encoded answer out; throws what the endpoint throws, and am::value_error for
+/// arguments that do not decode, am::type_error for types that cannot travel.
+using remote_invoker = std::function<std::string(void* instance, const std::string& arguments)>;
+
+/// One endpoint: its name, the member function it is (type and bytes), and how a call from
+/// another process runs it.
 struct endpoint_entry {
   std::string name;
   std::type_index member_type;
   std::string member;
+  remote_invoker invoke_remote;
 };
 
 /// A registered class: its name and its endpoints (added under `mutex`; a mesh keeps a copy of
@@ -34,6 +42,9 @@ void add_endpoint(actor_class_info& info, endpoint_entry entry);
 
 /// The endpoints as they are now (what a spawned mesh calls).
 std::shared_ptr<const std::vector<endpoint_entry>> endpoints_of(const actor_class_info& info);
+
+/// The endpoint named `name` of `endpoints`, or null.
+const endpoint_entry* find_endpoint(const std::vector<endpoint_entry>& endpoints, const std::string& name);
 
 /// The name of the endpoint that is member function `member` (of type `type`); throws
 /// am::value_error when it is not one of `endpoints`.

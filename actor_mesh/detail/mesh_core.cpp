@@ -1,8 +1,13 @@
 #include "actor_mesh/detail/mesh_core.hpp"
 
 #include "actor_mesh/actor_errors.hpp"
+#include "actor_mesh/detail/gateway.hpp"
+#include "actor_mesh/detail/mesh_serving.hpp"
+#include "actor_mesh/detail/remote_task.hpp"
 #include "actor_mesh/detail/user_actor.hpp"
+#include "actors/cluster_services.hpp"
 #include "devices/detail/actor_system_of.hpp"
+#include "devices/options.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <caf/actor.hpp>
@@ -24,7 +29,8 @@ namespace {
 class actor_group {
 public:
   std::vector<std::shared_ptr<actor_cell>> cells;
-  std::vector<caf::actor> actors; ///< emptied (under `mutex`, posts refused) when the runtime stops
+  std::vector<caf::actor> actors; ///< by rank; null for another process's actor; emptied (under
+                                  ///< `mutex`, posts refused) when the runtime stops
   std::mutex mutex;               ///< held while messages go to every actor (stop, fail, kill)
 
   /// Queues `task` at actor `r`, or refuses it once posts are refused.
@@ -56,6 +62,23 @@ public:
 
   bool refusing() const noexcept { return refusing_.load(); }
 
+  /// Marks another process's actor `r` failed with `error` (the first failure stays).
+  void fail_remote(std::size_t r, std::exception_ptr error) {
+    std::lock_guard<std::mutex> guard(refusal_mutex_);
+    if (remote_failures_.size() < cells.size())
+      remote_failures_.resize(cells.size());
+    if (!remote_failures_[r])
+      remote_failures_[r] = std::move(error);
+  }
+
+  /// Why another process's actor `r` refuses calls, or null (posts refused: the refusal).
+  std::exception_ptr remote_refusal(std::size_t r) const {
+    if (refusing_.load())
+      return refusal(static_cast<int>(r));
+    std::lock_guard<std::mutex> guard(refusal_mutex_);
+    return r < remote_failures_.size() ? remote_failures_[r] : nullptr;
+  }
+
   std::exception_ptr refusal(int rank) const {
     std::lock_guard<std::mutex> guard(refusal_mutex_);
     return std::make_exception_ptr(actor_failure_error(refusal_, rank));
@@ -66,6 +89,7 @@ private:
   std::atomic<bool> refusing_{false};
   mutable std::mutex refusal_mutex_;
   std::string refusal_;
+  std::vector<std::exception_ptr> remote_failures_; ///< by rank, under refusal_mutex_
 };
 
 /// Every actor group of one runtime: a service of the runtime, so that stopping the runtime kills
@@ -79,7 +103,8 @@ public:
       group->refuse_posts("The actormesh runtime has stopped: its actors are gone");
       std::lock_guard<std::mutex> guard(group->mutex);
       for (auto& actor : group->actors)
-        send_kill(actor);
+        if (actor)
+          send_kill(actor);
       group->actors.clear();
     }
   }
@@ -109,6 +134,15 @@ private:
 
 const service_key<actor_store> actor_store_key{"actor meshes"};
 
+/// The key of the next collective spawn of `class_name` in this process: every process spawns the
+/// same meshes in the same order, so the n-th spawn of a class has the same key everywhere.
+std::string next_collective_key(const std::string& class_name) {
+  static std::mutex mutex;
+  static std::map<std::string, std::uint64_t> counts;
+  std::lock_guard<std::mutex> guard(mutex);
+  return class_name + "#" + std::to_string(++counts[class_name]);
+}
+
 } // namespace
 
 class mesh_core final : public actor_supervisor {
@@ -120,15 +154,25 @@ public:
   mesh_core(const mesh_core&) = delete;
   mesh_core& operator=(const mesh_core&) = delete;
 
-  void start(const actor_layout& layout, const actor_factory& factory, std::weak_ptr<mesh_core> self) {
+  void start(const actor_layout& layout, const actor_factory& factory, std::weak_ptr<mesh_core> self,
+             std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
     auto context = current_context();
     auto own = context->process_index();
+    bool collective = false;
     for (auto& point : layout.points())
       if (point.process != own)
-        throw value_error("spawning actors of class '" + class_name_ + "' in process " + std::to_string(point.process)
-                          + " from process " + std::to_string(own)
-                          + ": actor meshes are spawned in the process that runs them (this build has no remote spawn)");
+        collective = true;
+    if (collective && context->worker_hosts() != nullptr)
+      throw value_error("spawning actors of class '" + class_name_
+                        + "' in the workers' processes: a single-controller cluster's controller spawns actor meshes "
+                          "in its own process only (this build has no remote construction)");
+    endpoints_ = std::move(endpoints);
     auto store = context->service(actor_store_key, [&] { return std::make_shared<actor_store>(actor_system_of(*context)); });
+    std::shared_ptr<actor_gateway> gateway;
+    if (collective) {
+      gateway = gateway_of(*context);
+      key_ = next_collective_key(class_name_);
+    }
     auto shared_factory = std::make_shared<const actor_factory>(factory);
     std::vector<actor_point> points;
     for (std::size_t r = 0; r < layout.size(); ++r) {
@@ -141,12 +185,82 @@ public:
       cell->context.point.coords = row_major_coords(static_cast<std::int64_t>(r), layout.axis_sizes());
       cell->supervisor = self;
       points.push_back(cell->context.point);
+      local_.push_back(cell->context.point.process == own);
       group_->cells.push_back(cell);
-      group_->actors.push_back(spawn_user_actor(store->system(), cell, shared_factory));
+      group_->actors.push_back(cell->context.point.process == own ? spawn_user_actor(store->system(), cell, shared_factory)
+                                                                 : caf::actor{});
     }
     layout_.emplace(layout.axis_names(), layout.axis_sizes(), std::move(points));
     store_ = store;
     store_id_ = store->add(group_);
+    context_ = context;
+    if (collective) {
+      gateway_ = gateway;
+      register_mesh(*gateway, key_, self);
+      // Every process has registered its part before any call can reach it.
+      context->cluster().barrier("am.actor_mesh.spawn." + key_, context->config().collective_timeout);
+    }
+  }
+
+  bool is_local(int rank) const { return local_[checked(rank)]; }
+
+  void post_remote(int rank, const std::string& endpoint, std::string arguments, answer_callback answer) {
+    auto r = checked(rank);
+    auto& cell = *group_->cells[r];
+    if (auto refusal = group_->remote_refusal(r)) {
+      if (answer)
+        answer(refusal, {});
+      return;
+    }
+    auto context = context_.lock();
+    auto gateway = gateway_.lock();
+    if (!context || !gateway) {
+      if (answer)
+        answer(std::make_exception_ptr(runtime_error("The actormesh runtime has stopped: no new calls are accepted")), {});
+      return;
+    }
+    runtime_context::call_guard guard(*context); // the gateway's actors stay while this call is sent
+    if (answer) {
+      cell.in_flight.fetch_add(1, std::memory_order_relaxed);
+      answer = [answer = std::move(answer), counted = group_->cells[r]](const std::exception_ptr& e, const std::string& v) {
+        counted->in_flight.fetch_sub(1, std::memory_order_relaxed);
+        answer(e, v);
+      };
+    }
+    send_call(*gateway, cell.context.point.process, actor_call{key_, rank, endpoint, 0, std::move(arguments)},
+              who(cell), rank, std::move(answer));
+  }
+
+  void serve(actor_call call, std::function<void(const actor_answer&)> reply) {
+    if (call.rank < 0 || static_cast<std::size_t>(call.rank) >= local_.size() || !local_[static_cast<std::size_t>(call.rank)]) {
+      reply(error_answer(call.request, std::make_exception_ptr(value_error(
+                                         "actor mesh '" + key_ + "' has no actor of rank " + std::to_string(call.rank)
+                                         + " in this process"))));
+      return;
+    }
+    const endpoint_entry* entry = endpoints_ ? find_endpoint(*endpoints_, call.endpoint) : nullptr;
+    if (!entry) {
+      reply(error_answer(call.request, std::make_exception_ptr(value_error(
+                                         "actor class '" + class_name_ + "' has no endpoint '" + call.endpoint + "'"))));
+      return;
+    }
+    auto rank = call.rank;
+    group_->post(static_cast<std::size_t>(rank), std::make_shared<remote_call_task>(entry->invoke_remote, std::move(call), std::move(reply)));
+  }
+
+  void remote_process_failed(int process, const std::string& notice) {
+    for (std::size_t r = 0; r < group_->cells.size(); ++r) {
+      auto& cell = *group_->cells[r];
+      if (cell.context.point.process != process || local_[r])
+        continue;
+      auto cause = std::make_exception_ptr(process_failure_error("process " + std::to_string(process) + " failed: " + notice, process));
+      group_->fail_remote(r, std::make_exception_ptr(actor_failure_error(
+                               who(cell) + " failed: process " + std::to_string(process) + " failed: " + notice,
+                               static_cast<int>(r))));
+      auto event = event_of(cell, cause);
+      event.what = supervision_event::kind::failed;
+      report(event);
+    }
   }
 
   void post(int rank, task_ptr task) { group_->post(checked(rank), std::move(task)); }
@@ -179,17 +293,27 @@ public:
       done.set_value();
       return *stopped_;
     }
-    auto remaining = std::make_shared<std::atomic<std::size_t>>(group_->actors.size());
+    if (auto gateway = gateway_.lock())
+      unregister_mesh(*gateway, key_);
+    std::size_t local = 0;
+    for (auto& actor : group_->actors)
+      local += actor ? 1 : 0;
+    if (local == 0) {
+      done.set_value();
+      return *stopped_;
+    }
+    auto remaining = std::make_shared<std::atomic<std::size_t>>(local);
     auto store = store_;
     auto id = store_id_;
     for (auto& actor : group_->actors)
-      send_stop(actor, [remaining, done, store, id]() mutable {
-        if (remaining->fetch_sub(1) != 1)
-          return;
-        if (auto s = store.lock())
-          s->remove(id);
-        done.set_value();
-      });
+      if (actor)
+        send_stop(actor, [remaining, done, store, id]() mutable {
+          if (remaining->fetch_sub(1) != 1)
+            return;
+          if (auto s = store.lock())
+            s->remove(id);
+          done.set_value();
+        });
     return *stopped_;
   }
 
@@ -205,8 +329,7 @@ public:
       report(event);
       return {true, nullptr};
     }
-    auto what = "actor '" + class_name_ + "' at " + event.point + " (process " + std::to_string(event.process)
-                + ") failed: " + event.cause;
+    auto what = who(cell) + " failed: " + event.cause;
     auto error = std::make_exception_ptr(actor_failure_error(what, cell.context.point.rank));
     if (policy_.stop_mesh) {
       event.what = supervision_event::kind::mesh_stopped;
@@ -214,7 +337,7 @@ public:
       group_->refuse_posts(why);
       std::lock_guard<std::mutex> guard(group_->mutex);
       for (std::size_t r = 0; r < group_->actors.size(); ++r)
-        if (group_->cells[r].get() != &cell)
+        if (group_->cells[r].get() != &cell && group_->actors[r])
           send_fail(group_->actors[r], std::make_exception_ptr(actor_failure_error(why, static_cast<int>(r))));
     }
     report(event);
@@ -248,6 +371,14 @@ private:
     return static_cast<std::size_t>(rank);
   }
 
+  bool collective() const noexcept { return !key_.empty(); }
+
+  /// "actor 'trainer' at {host: 1, device: 0} (process 1)".
+  std::string who(const actor_cell& cell) const {
+    return "actor '" + class_name_ + "' at " + point_string(cell.context.axis_names, cell.context.point.coords)
+           + " (process " + std::to_string(cell.context.point.process) + ")";
+  }
+
   supervision_event event_of(const actor_cell& cell, const std::exception_ptr& cause) const {
     supervision_event event;
     event.class_name = class_name_;
@@ -273,6 +404,11 @@ private:
   std::string class_name_;
   supervision_policy policy_;
   std::optional<actor_layout> layout_;
+  std::shared_ptr<const std::vector<endpoint_entry>> endpoints_; ///< what calls from other processes may run
+  std::vector<bool> local_;                  ///< by rank: the actor runs in this process
+  std::string key_;                          ///< a collective spawn's key (empty: this process only)
+  std::weak_ptr<actor_gateway> gateway_;     ///< a collective spawn's
+  std::weak_ptr<runtime_context> context_;
   std::shared_ptr<actor_group> group_ = std::make_shared<actor_group>();
   std::weak_ptr<actor_store> store_;
   std::uint64_t store_id_ = 0;
@@ -284,10 +420,25 @@ private:
 };
 
 std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
-                                      supervision_policy policy) {
+                                      supervision_policy policy,
+                                      std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
   auto core = std::make_shared<mesh_core>(std::move(class_name), policy);
-  core->start(layout, factory, core);
+  core->start(layout, factory, core, std::move(endpoints));
   return core;
+}
+
+bool is_local(const mesh_core& core, int rank) { return core.is_local(rank); }
+
+void post_remote(mesh_core& core, int rank, const std::string& endpoint, std::string arguments, answer_callback answer) {
+  core.post_remote(rank, endpoint, std::move(arguments), std::move(answer));
+}
+
+void serve_remote_call(mesh_core& core, actor_call call, std::function<void(const actor_answer&)> reply) {
+  core.serve(std::move(call), std::move(reply));
+}
+
+void remote_process_failed(mesh_core& core, int process, const std::string& notice) {
+  core.remote_process_failed(process, notice);
 }
 
 void post(mesh_core& core, int rank, task_ptr task) { core.post(rank, std::move(task)); }

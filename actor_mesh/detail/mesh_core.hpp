@@ -3,6 +3,7 @@
 #pragma once
 
 #include "actormesh/actor_mesh/actor_layout.hpp"
+#include "actormesh/actor_mesh/detail/class_registry.hpp"
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
 #include "actormesh/actor_mesh/supervision.hpp"
 #include "actormesh/actors/future.hpp"
@@ -14,16 +15,30 @@
 
 namespace am::detail {
 
+/// What the caller of an actor in another process is told: an error (then `value` is empty) or
+/// the encoded value.
+using answer_callback = std::function<void(const std::exception_ptr& error, const std::string& value)>;
+
 /// Builds the instance of one point (a T held by a shared_ptr<void>); may throw.
 using actor_factory = std::function<std::shared_ptr<void>(const actor_point& point)>;
 
 class mesh_core;
 
-/// Spawns one actor per point of `layout` in this process's runtime, each constructing its
-/// instance with `factory` first thing on its own thread. Throws am::value_error when a point
-/// belongs to another process (actors are spawned where the program runs, for now).
+/// Spawns one actor per point of `layout` that this process owns, each constructing its instance
+/// with `factory` first thing on its own thread. A layout with points in other processes is a
+/// collective spawn (multi-controller): every process spawns it, in the same order of such spawns,
+/// and each constructs its own points; it returns once every process has. On the controller of a
+/// single-controller cluster, points in the workers' processes are refused (am::value_error).
 std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
-                                      supervision_policy policy);
+                                      supervision_policy policy,
+                                      std::shared_ptr<const std::vector<endpoint_entry>> endpoints);
+
+/// True when the actor of rank `rank` runs in this process.
+bool is_local(const mesh_core& core, int rank);
+
+/// Sends a call of `endpoint` with encoded `arguments` to the actor of rank `rank` in another
+/// process; `answer` (null: one-way) is told the answer or the failure.
+void post_remote(mesh_core& core, int rank, const std::string& endpoint, std::string arguments, answer_callback answer);
 
 /// Queues `task` at the actor of spawned rank `rank`, behind this thread's earlier tasks to it.
 /// A stopped mesh refuses the task at once with am::actor_failure_error.
