@@ -41,9 +41,9 @@ constexpr std::chrono::seconds connect_timeout{30};
 
 std::string gateway_key(int process) { return "am/actors/gateway/" + std::to_string(process); }
 
-std::exception_ptr failure_of_process(const std::string& who, int process, const std::string& notice, int rank) {
-  return std::make_exception_ptr(
-    actor_failure_error(who + " failed: process " + std::to_string(process) + " failed: " + notice, rank));
+/// The error of a call to `who`, whose process failed as `notice` (which names the process) says.
+std::exception_ptr failure_of_process(const std::string& who, const std::string& notice, int rank) {
+  return std::make_exception_ptr(actor_failure_error(who + " failed: " + notice, rank));
 }
 
 } // namespace
@@ -88,7 +88,7 @@ public:
     std::string notice;
     if (process_failed(process, &notice)) {
       if (answer)
-        answer(failure_of_process(who, process, notice, rank), {});
+        answer(failure_of_process(who, notice, rank), {});
       return;
     }
     caf::actor peer;
@@ -96,8 +96,10 @@ public:
       peer = peer_of(process);
     } catch (...) {
       if (answer)
-        answer(std::make_exception_ptr(actor_failure_error(
-                 who + " cannot be reached: " + describe_exception(std::current_exception()), rank)),
+        answer(process_failed(process, &notice)
+                 ? failure_of_process(who, notice, rank)
+                 : std::make_exception_ptr(actor_failure_error(
+                     who + " cannot be reached: " + describe_exception(std::current_exception()), rank)),
                {});
       return;
     }
@@ -206,7 +208,7 @@ public:
           meshes.push_back(core);
     }
     for (auto& call : failing)
-      call.answer(failure_of_process(call.who, p, notice, call.rank), {});
+      call.answer(failure_of_process(call.who, notice, call.rank), {});
     for (auto& core : meshes)
       remote_process_failed(*core, p, notice);
   }
@@ -258,7 +260,21 @@ private:
       return peer;
     auto deadline = std::chrono::steady_clock::now() + connect_timeout;
     auto address = context_.cluster().kv_get(gateway_key(p), std::chrono::duration_cast<std::chrono::milliseconds>(connect_timeout));
-    auto peer = connect_published(context_, address, deadline);
+    // In attempts of a second, so that a process the cluster declares failed meanwhile (it died
+    // before this process ever called it) ends the wait at once instead of at the deadline.
+    caf::actor peer;
+    while (!peer) {
+      std::string notice;
+      if (process_failed(p, &notice))
+        throw process_failure_error(notice, p);
+      auto now = std::chrono::steady_clock::now();
+      try {
+        peer = connect_published(context_, address, std::min(deadline, now + std::chrono::seconds(1)));
+      } catch (const timeout_error&) {
+        if (std::chrono::steady_clock::now() >= deadline)
+          throw;
+      }
+    }
     caf::anon_send(self_, awatch_atom::value, peer);
     std::lock_guard<std::mutex> guard(peers_mutex_);
     peers_[static_cast<std::size_t>(p)] = peer;
@@ -293,7 +309,8 @@ caf::behavior gateway_behavior(caf::stateful_actor<gateway_state>* self, std::we
     if (auto g = self->state.gateway.lock()) {
       int p = g->process_of(down.source);
       if (p >= 0)
-        g->on_process_failed(p, "the connection to its actor gateway closed");
+        g->on_process_failed(p, "process " + std::to_string(p)
+                                  + "'s actor gateway closed its connection (the process died or closed it)");
     }
   });
   self->delayed_send(self, failure_poll, atick_atom::value);

@@ -158,11 +158,13 @@ public:
              std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
     auto context = current_context();
     auto own = context->process_index();
-    bool collective = false;
+    bool elsewhere = false;
     for (auto& point : layout.points())
-      if (point.process != own)
-        collective = true;
-    if (collective && context->worker_hosts() != nullptr)
+      elsewhere = elsewhere || point.process != own;
+    // Every spawn of a multi-controller cluster is collective, whatever its points: the rule must
+    // be the same in every process (a mesh all in process 0 is local there, remote elsewhere).
+    bool collective = context->worker_hosts() == nullptr && context->cluster().process_count() > 1;
+    if (elsewhere && !collective)
       throw value_error("spawning actors of class '" + class_name_
                         + "' in the workers' processes: a single-controller cluster's controller spawns actor meshes "
                           "in its own process only (this build has no remote construction)");
@@ -253,10 +255,8 @@ public:
       auto& cell = *group_->cells[r];
       if (cell.context.point.process != process || local_[r])
         continue;
-      auto cause = std::make_exception_ptr(process_failure_error("process " + std::to_string(process) + " failed: " + notice, process));
-      group_->fail_remote(r, std::make_exception_ptr(actor_failure_error(
-                               who(cell) + " failed: process " + std::to_string(process) + " failed: " + notice,
-                               static_cast<int>(r))));
+      auto cause = std::make_exception_ptr(process_failure_error(notice, process));
+      group_->fail_remote(r, std::make_exception_ptr(actor_failure_error(who(cell) + " failed: " + notice, static_cast<int>(r))));
       auto event = event_of(cell, cause);
       event.what = supervision_event::kind::failed;
       report(event);

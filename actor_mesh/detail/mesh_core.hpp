@@ -25,9 +25,9 @@ using actor_factory = std::function<std::shared_ptr<void>(const actor_point& poi
 class mesh_core;
 
 /// Spawns one actor per point of `layout` that this process owns, each constructing its instance
-/// with `factory` first thing on its own thread. A layout with points in other processes is a
-/// collective spawn (multi-controller): every process spawns it, in the same order of such spawns,
-/// and each constructs its own points; it returns once every process has. On the controller of a
+/// with `factory` first thing on its own thread. In a multi-controller cluster of several processes
+/// every spawn is collective: every process spawns the same meshes in the same order, each
+/// constructs its own points, and it returns once every process has. On the controller of a
 /// single-controller cluster, points in the workers' processes are refused (am::value_error).
 std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
                                       supervision_policy policy,

@@ -218,7 +218,7 @@ void kill(int victim) {
                },
                "am::actor_failure_error",
                "actor 'probe.worker' at {host: " + std::to_string(victim) + ", device: 0} (process "
-                 + std::to_string(victim) + ") failed: process " + std::to_string(victim) + " failed");
+                 + std::to_string(victim) + ") failed: process " + std::to_string(victim));
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   check(took < 5s, "the failure came within 5 s", std::to_string(took.count()) + " ms");
   for (int i = 0; i < 100 && mesh.supervision_events().size() < 2; ++i)
