@@ -128,10 +128,10 @@ private:
              actor_layout layout)
       : core_(std::move(core)), endpoints_(std::move(endpoints)), layout_(std::move(layout)) {}
 
-  /// The call's arguments, converted once to the endpoint's parameter types and shared by every
-  /// actor it goes to; checks that `pm` is one of T's registered endpoints.
+  /// The call's arguments, converted once to the endpoint's parameter types (checked against them
+  /// at compile time) and shared by every actor it goes to.
   template <class M, class... A>
-  std::shared_ptr<const typename detail::endpoint_traits<M>::arguments> arguments_for(M pm, A&&... args) const {
+  std::shared_ptr<const typename detail::endpoint_traits<M>::arguments> arguments_for(M, A&&... args) const {
     using traits = detail::endpoint_traits<M>;
     using arguments = typename traits::arguments;
     static_assert(std::is_base_of_v<typename traits::owner, T>, "this member function is not a member of the mesh's class");

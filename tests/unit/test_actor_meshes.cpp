@@ -172,7 +172,7 @@ TEST_CASE("a class name is registered once, an endpoint name once per class", "[
   CHECK_THROWS_AS(counter_class.endpoint("add_again", &counter::add), am::value_error);
 }
 
-TEST_CASE("an endpoint that throws fails its call only; am::actor_fault fails the actor", "[actor_mesh]") {
+TEST_CASE("an endpoint that throws fails its call only, and an actor fault fails the actor", "[actor_mesh]") {
   am::runtime rt(cpus(2));
   SECTION("a plain exception keeps its type and text, and the actor goes on") {
     auto mesh = counter_class.spawn(am::actor_layout::per_device(), 0);
@@ -259,7 +259,7 @@ TEST_CASE("stopping a mesh runs the calls already issued, then refuses with a na
   CHECK(constructed == 2);
 }
 
-TEST_CASE("the last handle going stops the actors; the runtime stopping fails what is queued", "[actor_mesh]") {
+TEST_CASE("the last handle going stops the actors, and the runtime stopping fails what is queued", "[actor_mesh]") {
   SECTION("handles") {
     am::runtime rt(cpus(2));
     destroyed = 0;

@@ -212,8 +212,10 @@ TEST_CASE("a process that fails while the others wait for its fingerprint fails 
 
 TEST_CASE("a collective whose bytes cannot move in time fails on every rank with a timeout naming it",
           "[collectives][gloo]") {
-  // 64 MiB per rank within 10 ms: the ring moves 85 MB through loopback TCP per rank, which takes
-  // tens of milliseconds even on a quiet machine; the bytes (or, under load, the fingerprints) miss
+  // 64 MiB per rank within 1 ms. Gloo applies an operation's timeout to each of its waits, not to
+  // the whole: with 10 ms, a quiet run (ctest -j2 of the landed main once) moved every 21 MiB block
+  // of the ring within its 10 ms wait and the collective succeeded. Within 1 ms a block would need
+  // 21 GB/s, beyond loopback TCP on any machine; the bytes (or, under load, the fingerprints) miss
   // the deadline.
   am::test::local_cluster cluster(3);
   auto reports = on_processes(first_processes(3), 30s, [&](int p, rank_report& report) {
@@ -222,7 +224,7 @@ TEST_CASE("a collective whose bytes cannot move in time fails on every rank with
     std::vector<float> v(std::size_t{1} << 24, 1.0f);
     const auto start = clock_type::now();
     try {
-      comm.all_reduce(v.data(), v.data(), v.size(), dtype::float32, reduce_op::sum, 10ms);
+      comm.all_reduce(v.data(), v.data(), v.size(), dtype::float32, reduce_op::sum, 1ms);
     } catch (...) {
       report.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
       throw;
