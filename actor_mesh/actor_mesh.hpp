@@ -71,9 +71,13 @@ public:
   auto call(M pm, A&&... args) const {
     using R = typename detail::endpoint_traits<M>::result;
     const auto& endpoint = endpoint_of(pm);
-    auto shared = arguments_for(pm, std::forward<A>(args)...);
     auto all = std::make_shared<detail::gathering<R>>(layout_.axis_names(), layout_.axis_sizes(), layout_.size());
     auto done = all->get_future();
+    if (layout_.size() == 1) {
+      post(layout_.points()[0].rank, pm, endpoint, arguments_for(pm, std::forward<A>(args)...), detail::gather_sink<R>{all, 0});
+      return done;
+    }
+    auto shared = shared_arguments_for(pm, std::forward<A>(args)...);
     for (std::size_t k = 0; k < layout_.size(); ++k)
       post(layout_.points()[k].rank, pm, endpoint, shared, detail::gather_sink<R>{all, k});
     return done;
@@ -84,7 +88,11 @@ public:
   template <class M, class... A>
   void broadcast(M pm, A&&... args) const {
     const auto& endpoint = endpoint_of(pm);
-    auto shared = arguments_for(pm, std::forward<A>(args)...);
+    if (layout_.size() == 1) {
+      post(layout_.points()[0].rank, pm, endpoint, arguments_for(pm, std::forward<A>(args)...), detail::one_way_sink{});
+      return;
+    }
+    auto shared = shared_arguments_for(pm, std::forward<A>(args)...);
     for (auto& point : layout_.points())
       post(point.rank, pm, endpoint, shared, detail::one_way_sink{});
   }
@@ -128,17 +136,24 @@ private:
              actor_layout layout)
       : core_(std::move(core)), endpoints_(std::move(endpoints)), layout_(std::move(layout)) {}
 
-  /// The call's arguments, converted once to the endpoint's parameter types (checked against them
-  /// at compile time) and shared by every actor it goes to.
+  /// The call's arguments, converted to the endpoint's parameter types (checked against them at
+  /// compile time).
   template <class M, class... A>
-  std::shared_ptr<const typename detail::endpoint_traits<M>::arguments> arguments_for(M, A&&... args) const {
+  typename detail::endpoint_traits<M>::arguments arguments_for(M, A&&... args) const {
     using traits = detail::endpoint_traits<M>;
     using arguments = typename traits::arguments;
     static_assert(std::is_base_of_v<typename traits::owner, T>, "this member function is not a member of the mesh's class");
     static_assert(traits::parameters_by_value_or_const_ref,
                   "an endpoint takes its parameters by value or by const reference");
     static_assert(std::is_constructible_v<arguments, A&&...>, "the arguments do not match the endpoint's parameters");
-    return std::make_shared<const arguments>(std::forward<A>(args)...);
+    return arguments(std::forward<A>(args)...);
+  }
+
+  /// The same, converted once and shared by every actor the call goes to.
+  template <class M, class... A>
+  std::shared_ptr<const typename detail::endpoint_traits<M>::arguments> shared_arguments_for(M pm, A&&... args) const {
+    using arguments = typename detail::endpoint_traits<M>::arguments;
+    return std::make_shared<const arguments>(arguments_for(pm, std::forward<A>(args)...));
   }
 
   /// The registered name of endpoint `pm`; am::value_error when it is not one of T's.
@@ -150,20 +165,19 @@ private:
 
   /// Sends one call to the actor of `rank`: a task queued at it in this process, or the encoded
   /// arguments to its process, whose encoded answer `sink` is given decoded.
-  template <class M, class Sink>
-  void post(int rank, M pm, const std::string& endpoint,
-            const std::shared_ptr<const typename detail::endpoint_traits<M>::arguments>& shared, Sink sink) const {
+  template <class M, class Holder, class Sink>
+  void post(int rank, M pm, const std::string& endpoint, Holder holder, Sink sink) const {
     using traits = detail::endpoint_traits<M>;
     using R = typename traits::result;
     using arguments = typename traits::arguments;
     if (detail::is_local(*core_, rank)) {
-      using task = detail::endpoint_task<T, M, R, arguments, Sink>;
-      detail::post(*core_, rank, std::make_shared<task>(pm, shared, std::move(sink)));
+      using task = detail::endpoint_task<T, M, R, Holder, Sink>;
+      detail::post(*core_, rank, std::make_unique<task>(pm, std::move(holder), std::move(sink)));
       return;
     }
     if constexpr (detail::travels<arguments> && (std::is_void_v<R> || detail::travels<R>)) {
       detail::wire_writer w;
-      detail::write_value(w, *shared);
+      detail::write_value(w, detail::arguments_of(holder));
       detail::answer_callback answer;
       if constexpr (!Sink::one_way)
         answer = [sink](const std::exception_ptr& error, const std::string& value) mutable {
@@ -196,10 +210,9 @@ private:
   future<typename detail::endpoint_traits<M>::result> call_rank(int rank, M pm, A&&... args) const {
     using R = typename detail::endpoint_traits<M>::result;
     const auto& endpoint = endpoint_of(pm);
-    auto shared = arguments_for(pm, std::forward<A>(args)...);
     detail::promise_sink<R> sink;
     auto answer = sink.result.get_future();
-    post(rank, pm, endpoint, shared, std::move(sink));
+    post(rank, pm, endpoint, arguments_for(pm, std::forward<A>(args)...), std::move(sink));
     return answer;
   }
 

@@ -112,11 +112,26 @@ struct one_way_sink {
   void set_error(const std::exception_ptr&) {}
 };
 
-/// Runs member function `pm` of a T with the shared arguments, answering `sink`.
-template <class T, class M, class R, class Args, class Sink>
+template <class H>
+struct is_shared_arguments : std::false_type {};
+template <class A>
+struct is_shared_arguments<std::shared_ptr<const A>> : std::true_type {};
+
+/// A call's argument tuple from its holder: the tuple itself (a call to one actor carries its
+/// arguments in its task: one allocation) or a pointer to one shared by every actor of a call.
+template <class Holder>
+const auto& arguments_of(const Holder& holder) {
+  if constexpr (is_shared_arguments<Holder>::value)
+    return *holder;
+  else
+    return holder;
+}
+
+/// Runs member function `pm` of a T with the call's arguments, answering `sink`.
+template <class T, class M, class R, class Holder, class Sink>
 class endpoint_task final : public actor_task {
 public:
-  endpoint_task(M pm, std::shared_ptr<const Args> args, Sink sink) : pm_(pm), args_(std::move(args)), sink_(std::move(sink)) {}
+  endpoint_task(M pm, Holder args, Sink sink) : pm_(pm), args_(std::move(args)), sink_(std::move(sink)) {}
 
   /// A task dropped unrun (its actor was killed with the runtime) fails its call.
   ~endpoint_task() override {
@@ -134,16 +149,14 @@ public:
       auto* self = static_cast<T*>(instance);
       auto invoke = [&](const auto&... a) -> decltype(auto) { return (self->*pm_)(a...); };
       if constexpr (std::is_void_v<R>) {
-        std::apply(invoke, *args_);
+        std::apply(invoke, arguments_of(args_));
         sink_.set_value();
       } else {
-        sink_.set_value(std::apply(invoke, *args_));
+        sink_.set_value(std::apply(invoke, arguments_of(args_)));
       }
       return nullptr;
     } catch (const actor_fault&) {
-      auto e = std::current_exception();
-      sink_.set_error(e);
-      return e;
+      return std::current_exception(); // the actor fails the call with it, after its policy
     } catch (...) {
       auto e = std::current_exception();
       sink_.set_error(e);
@@ -160,7 +173,7 @@ public:
 
 private:
   M pm_;
-  std::shared_ptr<const Args> args_;
+  Holder args_;
   Sink sink_;
   bool answered_ = false;
 };

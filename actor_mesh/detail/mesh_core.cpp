@@ -42,7 +42,8 @@ public:
       return;
     }
     cells[r]->in_flight.fetch_add(1, std::memory_order_relaxed);
-    send_task(actors[r], std::move(task));
+    if (cells[r]->inbox.push(std::move(task)))
+      send_wake(actors[r]);
     posting_.fetch_sub(1);
   }
 
@@ -102,9 +103,9 @@ public:
     for (auto& [id, group] : groups_) {
       group->refuse_posts("The actormesh runtime has stopped: its actors are gone");
       std::lock_guard<std::mutex> guard(group->mutex);
-      for (auto& actor : group->actors)
-        if (actor)
-          send_kill(actor);
+      for (std::size_t r = 0; r < group->actors.size(); ++r)
+        if (group->actors[r])
+          send_kill(group->actors[r], *group->cells[r]);
       group->actors.clear();
     }
   }
@@ -221,7 +222,14 @@ public:
         answer(std::make_exception_ptr(runtime_error("The actormesh runtime has stopped: no new calls are accepted")), {});
       return;
     }
-    runtime_context::call_guard guard(*context); // the gateway's actors stay while this call is sent
+    std::optional<runtime_context::call_guard> guard; // the gateway's actors stay while this call is sent
+    try {
+      guard.emplace(*context);
+    } catch (...) { // the runtime is stopping
+      if (answer)
+        answer(std::current_exception(), {});
+      return;
+    }
     if (answer) {
       cell.in_flight.fetch_add(1, std::memory_order_relaxed);
       answer = [answer = std::move(answer), counted = group_->cells[r]](const std::exception_ptr& e, const std::string& v) {
@@ -247,7 +255,7 @@ public:
       return;
     }
     auto rank = call.rank;
-    group_->post(static_cast<std::size_t>(rank), std::make_shared<remote_call_task>(entry->invoke_remote, std::move(call), std::move(reply)));
+    group_->post(static_cast<std::size_t>(rank), std::make_unique<remote_call_task>(entry->invoke_remote, std::move(call), std::move(reply)));
   }
 
   void remote_process_failed(int process, const std::string& notice) {

@@ -40,9 +40,7 @@ public:
       reply_(answer);
       return nullptr;
     } catch (const actor_fault&) {
-      thrown = std::current_exception();
-      reply_(error_answer(call_.request, thrown));
-      return thrown;
+      return std::current_exception(); // the actor answers with it (refuse), after its policy
     } catch (...) {
       thrown = std::current_exception();
     }

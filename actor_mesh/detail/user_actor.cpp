@@ -29,7 +29,6 @@ struct fail_request {
 } // namespace
 } // namespace am::detail
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::task_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::stop_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(am::detail::fail_request)
 
@@ -41,6 +40,11 @@ extern thread_local const actor_context* current_actor;
 namespace {
 
 using construct_atom = caf::atom_constant<caf::atom("am_ucons")>;
+using wake_atom = caf::atom_constant<caf::atom("am_uwake")>;
+
+/// Batches an actor takes from its inbox per wake-up before it lets its mailbox's other messages
+/// (a stop, the runtime's exit) in, when callers keep it busy.
+constexpr int batches_per_wake = 64;
 
 /// Sets this thread's current actor for the scope (an endpoint may call another actor inline).
 class context_scope {
@@ -118,26 +122,53 @@ void run_task(user_actor_state& st, actor_task& task) {
     return;
   if (is_fault(thrown)) {
     handle_failure(st, thrown);
+    task.refuse(thrown); // after the policy: a later call meets the restarted or stopped actor
   } else if (task.one_way()) {
     if (auto supervisor = st.cell->supervisor.lock())
       supervisor->one_way_failed(*st.cell, thrown);
   }
 }
 
+/// Runs (then deletes) every task of the list `batch`, oldest first.
+void run_batch(user_actor_state& st, actor_task* batch) {
+  while (batch) {
+    task_ptr task(batch);
+    batch = batch->next_in_inbox;
+    if (st.cell->halted.load(std::memory_order_relaxed))
+      continue; // the runtime stops: dropped, failing its call
+    run_task(st, *task);
+    task.reset(); // its promise and arguments go before the count says it is done
+    st.cell->in_flight.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+/// Runs every task queued now (before a stop or an imposed failure takes effect).
+void drain(user_actor_state& st) {
+  while (auto* batch = st.cell->inbox.take())
+    run_batch(st, batch);
+}
+
 caf::behavior user_actor(caf::stateful_actor<user_actor_state>* self, std::shared_ptr<actor_cell> cell,
                          std::shared_ptr<const actor_factory> factory) {
   self->state.cell = std::move(cell);
   self->state.factory = std::move(factory);
+  // Killed with tasks still queued (the runtime stops): they fail their calls now, not when the
+  // last handle to the mesh goes.
+  self->attach_functor([cell = self->state.cell] { cell->inbox.drop_all(); });
   return {
     [self](construct_atom) { construct(self->state); },
-    [self](task_ptr& task) {
+    [self](wake_atom) {
       auto& st = self->state;
-      run_task(st, *task);
-      task.reset(); // its promise and arguments go before the count says it is done
-      st.cell->in_flight.fetch_sub(1, std::memory_order_relaxed);
+      for (int k = 0; k < batches_per_wake && !st.cell->halted.load(std::memory_order_relaxed); ++k) {
+        run_batch(st, st.cell->inbox.take());
+        if (st.cell->inbox.rest())
+          return; // idle: the next push wakes it
+      }
+      self->send(self, wake_atom::value); // still busy: go on after the mailbox's other messages
     },
     [self](fail_request& request) {
       auto& st = self->state;
+      drain(st);
       {
         context_scope scope(st.cell->context);
         st.object.reset();
@@ -147,6 +178,7 @@ caf::behavior user_actor(caf::stateful_actor<user_actor_state>* self, std::share
     },
     [self](stop_request& request) {
       auto& st = self->state;
+      drain(st);
       {
         context_scope scope(st.cell->context);
         st.object.reset(); // the destructor runs here, on the actor's own thread
@@ -167,8 +199,8 @@ caf::actor spawn_user_actor(caf::actor_system& system, std::shared_ptr<actor_cel
   return actor;
 }
 
-void send_task(const caf::actor& actor, task_ptr task) {
-  caf::anon_send(actor, std::move(task));
+void send_wake(const caf::actor& actor) {
+  caf::anon_send(actor, wake_atom::value);
 }
 
 void send_fail(const caf::actor& actor, std::exception_ptr error) {
@@ -179,7 +211,8 @@ void send_stop(const caf::actor& actor, std::function<void()> done) {
   caf::anon_send(actor, stop_request{std::move(done)});
 }
 
-void send_kill(const caf::actor& actor) {
+void send_kill(const caf::actor& actor, actor_cell& cell) {
+  cell.halted.store(true, std::memory_order_relaxed);
   send_urgent_exit(actor);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "actormesh/actor_mesh/detail/mesh_core.hpp"
+#include "actormesh/actor_mesh/detail/task_inbox.hpp"
 #include "actormesh/actor_mesh/this_actor.hpp"
 
 #include <caf/fwd.hpp>
@@ -40,7 +41,9 @@ public:
 /// What the mesh and one of its actors share.
 struct actor_cell {
   actor_context context;                       ///< the actor's class, mesh and point
+  task_inbox inbox;                            ///< the tasks posted to it, not yet taken
   std::atomic<int> in_flight{0};               ///< tasks posted and not yet finished
+  std::atomic<bool> halted{false};             ///< the runtime stops: run no more tasks
   std::deque<std::chrono::steady_clock::time_point> restarts; ///< the actor's thread only
   std::weak_ptr<actor_supervisor> supervisor;  ///< the mesh, while a handle to it lives
 };
@@ -49,18 +52,19 @@ struct actor_cell {
 caf::actor spawn_user_actor(caf::actor_system& system, std::shared_ptr<actor_cell> cell,
                             std::shared_ptr<const actor_factory> factory);
 
-/// Queues a task (in the sending thread's order).
-void send_task(const caf::actor& actor, task_ptr task);
+/// Wakes the actor to take its inbox's tasks (after a push that found it idle).
+void send_wake(const caf::actor& actor);
 
-/// Tells the actor to refuse every later task with `error` and destroy its instance, after the
-/// tasks queued before.
+/// Tells the actor to run the tasks queued in its inbox, then refuse every later task with
+/// `error` and destroy its instance.
 void send_fail(const caf::actor& actor, std::exception_ptr error);
 
-/// Tells the actor to destroy its instance and stop after the tasks queued before; `done` runs once
-/// it has (on its thread).
+/// Tells the actor to run the tasks queued in its inbox, then destroy its instance and stop;
+/// `done` runs once it has (on its thread).
 void send_stop(const caf::actor& actor, std::function<void()> done);
 
-/// Stops the actor at once (its queued tasks are dropped, their promises break): the runtime stops.
-void send_kill(const caf::actor& actor);
+/// Stops the actor of `cell` at once: the task it runs ends, the tasks still in its inbox (and in
+/// the batch it took) are dropped, failing their calls. The runtime stops.
+void send_kill(const caf::actor& actor, actor_cell& cell);
 
 } // namespace am::detail

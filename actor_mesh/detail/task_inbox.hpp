@@ -1,0 +1,74 @@
+/// One user actor's queue of tasks: an intrusive list that any thread pushes to and the actor's
+/// thread takes from in batches. Only a push that finds the actor idle sends it a CAF message (a
+/// wake-up), so a caller that sends faster than the actor runs pays a compare-and-swap per message
+/// instead of CAF's mailbox element and enqueue (the device lanes' outboxes do the same per caller).
+/// Each thread's pushes are taken in the order it made them. Internal.
+#pragma once
+
+#include "actormesh/actor_mesh/detail/actor_task.hpp"
+
+#include <atomic>
+
+namespace am::detail {
+
+class task_inbox {
+public:
+  task_inbox() = default;
+  ~task_inbox() { drop_all(); }
+  task_inbox(const task_inbox&) = delete;
+  task_inbox& operator=(const task_inbox&) = delete;
+
+  /// Queues `task` (the inbox owns it now). True when the actor was idle: the caller wakes it.
+  bool push(task_ptr task) noexcept {
+    actor_task* t = task.release();
+    actor_task* old = head_.load(std::memory_order_relaxed);
+    do {
+      t->next_in_inbox = old == idle() ? nullptr : old;
+    } while (!head_.compare_exchange_weak(old, t, std::memory_order_release, std::memory_order_relaxed));
+    return old == idle();
+  }
+
+  /// Every task queued now, oldest first (null when none); the caller owns them and must run or
+  /// delete each. The actor's thread only.
+  actor_task* take() noexcept {
+    if (head_.load(std::memory_order_acquire) == idle())
+      return nullptr;
+    actor_task* newest = head_.exchange(nullptr, std::memory_order_acquire); // only the actor sets idle
+    actor_task* oldest = nullptr;
+    while (newest) {
+      actor_task* next = newest->next_in_inbox;
+      newest->next_in_inbox = oldest;
+      oldest = newest;
+      newest = next;
+    }
+    return oldest;
+  }
+
+  /// After a batch: marks the actor idle when nothing more came (true); false when tasks are
+  /// waiting (take them). The actor's thread only.
+  bool rest() noexcept {
+    actor_task* expected = nullptr;
+    if (head_.compare_exchange_strong(expected, idle(), std::memory_order_acq_rel))
+      return true;
+    return expected == idle();
+  }
+
+  /// Deletes every queued task (each fails its call): the actor is gone.
+  void drop_all() noexcept {
+    actor_task* list = take();
+    while (list) {
+      actor_task* next = list->next_in_inbox;
+      delete list;
+      list = next;
+    }
+  }
+
+private:
+  /// The mark of an idle actor (no task queued, no wake-up on its way).
+  static actor_task* idle() noexcept { return reinterpret_cast<actor_task*>(&idle_mark); }
+  static inline char idle_mark = 0;
+
+  std::atomic<actor_task*> head_{idle()};
+};
+
+} // namespace am::detail
