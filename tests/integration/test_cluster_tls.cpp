@@ -465,3 +465,22 @@ TEST_CASE("a TLS process cannot join a plain coordinator, which keeps its slot f
     CHECK(group[k].output().find("barrier passed") != std::string::npos);
   }
 }
+
+TEST_CASE("actor mesh calls between processes go over mutual TLS too", "[integration][cluster][tls][actor_mesh]") {
+  require_openssl();
+  tls_certificates certs(3);
+  int port = am::testing::free_loopback_port();
+  process_group group;
+  for (int id = 0; id < 3; ++id)
+    group.start({program("actor_mesh_probe"), "calls"}, with(cluster_env(id, 3, port), certs.node(id).env()));
+  bool ended = group.wait(90s);
+  INFO(group.all_output());
+  REQUIRE(ended);
+  for (std::size_t k = 0; k < 3; ++k) {
+    auto out = group[k].output();
+    CHECK(group[k].status == 0);
+    CHECK(out.find("FAIL") == std::string::npos);
+    CHECK(out.find("ok each thread's calls arrive in order across processes") != std::string::npos);
+    CHECK(out.find("all checks done") != std::string::npos);
+  }
+}
