@@ -8,8 +8,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -70,4 +75,47 @@ TEST_CASE("actor meshes: malformed and forged calls at a gateway are refused and
   CHECK(count_lines(r.output, 1, "ok ") == 5);
   CHECK(count_lines(r.output, 0, "ok process 0 keeps serving") == 1);
   CHECK(r.output.find("actor gateway: dropped a malformed call") != std::string::npos);
+}
+
+TEST_CASE("actor meshes: oversized frames, strangers and a flood of idle connections at a gateway's port are cut off "
+          "and the actors keep serving",
+          "[integration][actor_mesh][errors]") {
+  using namespace std::chrono_literals;
+  const std::string secret = "test-secret-0123456789";
+  const auto hostile = am::testing::test_program_dir() + "/hostile_peer";
+  int port = am::testing::free_loopback_port();
+  std::string flag = "/tmp/am_gateway_flag_" + std::to_string(::getpid()) + "_" + std::to_string(port);
+  ::unlink(flag.c_str());
+  am::testing::process_group group;
+  for (int p = 0; p < 2; ++p) {
+    auto env = am::testing::cluster_env(p, 2, port);
+    env["AM_CLUSTER_TOKEN"] = secret;
+    env["AM_LOG"] = "warning";
+    group.start({probe(), "under-attack", flag}, env);
+  }
+  std::string gateway;
+  for (int i = 0; i < 400 && gateway.empty(); ++i) {
+    std::smatch m;
+    auto out = group[1].output();
+    if (std::regex_search(out, m, std::regex("gateway port: ([0-9]+)")))
+      gateway = m[1];
+    else
+      std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE(!gateway.empty());
+  auto oversized = am::testing::run_command(hostile + " oversized " + gateway + " " + secret + " 3", 60).output;
+  auto stranger = am::testing::run_command(hostile + " stranger " + gateway, 60).output;
+  auto flood = am::testing::run_command(hostile + " flood " + gateway + " 100 2", 60).output;
+  std::ofstream(flag) << "go";
+  bool ended = group.wait(60s);
+  ::unlink(flag.c_str());
+  INFO(oversized << stranger << flood << group.all_output());
+  REQUIRE(ended);
+  CHECK(oversized.find("oversized headers sent: 3, closed by the coordinator: 3") != std::string::npos);
+  CHECK(stranger.find("let in without the secret: no") != std::string::npos);
+  for (std::size_t p = 0; p < 2; ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("ok every process's actor answers after the attack") != std::string::npos);
+    CHECK(group[p].output().find("still serving") != std::string::npos);
+  }
 }

@@ -13,6 +13,10 @@
 //   actor_mesh_probe hostile   process 1 sends process 0's gateway a malformed call and calls that
 //                              name no mesh, no endpoint, a rank out of range and undecodable
 //                              arguments; each is refused and process 0 keeps serving
+//   actor_mesh_probe under-attack FLAG
+//                              every process prints "gateway port: N" (its gateway's port, for a
+//                              hostile peer to attack), waits until the file FLAG exists, then
+//                              calls an actor of every process and prints "still serving"
 #include "actormesh.hpp"
 #include "actor_mesh/detail/gateway.hpp"
 #include "actors/cluster_services.hpp"
@@ -26,6 +30,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -281,6 +286,19 @@ void hostile() {
   say("all checks done");
 }
 
+void under_attack(const std::string& flag) {
+  auto mesh = worker_class.spawn(am::actor_layout::per_process());
+  auto context = am::detail::current_context();
+  auto address = context->cluster().kv_get("am/actors/gateway/" + std::to_string(am::process_index()), 30s);
+  say("gateway port: " + address.substr(address.rfind(':') + 1));
+  for (int i = 0; i < 1200 && !std::ifstream(flag).good(); ++i)
+    std::this_thread::sleep_for(50ms);
+  auto ranks = mesh.call(&worker::rank_of).get(30s);
+  check(ranks.size() == static_cast<std::size_t>(am::process_count()), "every process's actor answers after the attack");
+  am::multihost::sync_global_devices("probe.attack_done");
+  say("still serving");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -293,8 +311,10 @@ int main(int argc, char** argv) {
       kill(std::atoi(argv[2]));
     else if (mode == "hostile")
       hostile();
+    else if (mode == "under-attack" && argc > 2)
+      under_attack(argv[2]);
     else {
-      std::fprintf(stderr, "usage: actor_mesh_probe calls | kill P | hostile\n");
+      std::fprintf(stderr, "usage: actor_mesh_probe calls | kill P | hostile | under-attack FLAG\n");
       return 2;
     }
     rt.stop();
