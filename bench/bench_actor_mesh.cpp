@@ -13,6 +13,7 @@
 #include "bench_paths.hpp"
 #include "bench_report.hpp"
 #include "call_peers.hpp"
+#include "echo_actors.hpp"
 
 #include <fmt/core.h>
 
@@ -24,34 +25,15 @@
 #include <vector>
 
 using am::bench::call_clock;
+using am::bench::echo;
+using am::bench::echo_class;
+using am::bench::seconds_since;
+using am::bench::spawn_caf_echo;
 using am::bench::percentile;
 using am::bench::ping_atom;
 using am::bench::round_trips;
 
 namespace {
-
-/// The actor every call reaches: answers its input plus one, counts one-way messages.
-struct echo {
-  int ping(int v) { return v + 1; }
-  void note(int) { ++notes; }
-  long count() const { return notes; }
-  long notes = 0;
-};
-const auto echo_class =
-  am::actor_class<echo>("bench.echo").endpoint("ping", &echo::ping).endpoint("note", &echo::note).endpoint("count", &echo::count);
-
-double seconds_since(call_clock::time_point start) {
-  return std::chrono::duration<double>(call_clock::now() - start).count();
-}
-
-/// The raw CAF echo: a detached actor (a thread of its own, as an actor of a mesh is).
-caf::actor spawn_caf_echo(caf::actor_system& sys) {
-  return sys.spawn<caf::detached>([](caf::event_based_actor*) -> caf::behavior {
-    auto notes = std::make_shared<long>(0);
-    return {[](ping_atom, int v) { return v + 1; }, [notes](int) { ++*notes; },
-            [notes](ping_atom) { return *notes; }};
-  });
-}
 
 /// Raw CAF: one scoped_actor sends a request to each actor, then receives every answer.
 std::vector<double> caf_gathers(caf::actor_system& sys, const std::vector<caf::actor>& actors, int rounds) {

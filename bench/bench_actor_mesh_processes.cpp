@@ -20,6 +20,7 @@
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
 #include "call_peers.hpp"
+#include "echo_actors.hpp"
 
 #include <fmt/core.h>
 
@@ -29,30 +30,16 @@
 #include <vector>
 
 using am::bench::call_clock;
+using am::bench::echo;
+using am::bench::echo_class;
+using am::bench::seconds_since;
+using am::bench::spawn_caf_echo;
 using am::bench::percentile;
 using am::bench::ping_atom;
 using am::bench::round_trips;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct echo {
-  int ping(int v) { return v + 1; }
-  void note(int) { ++notes; }
-  long count() const { return notes; }
-  long notes = 0;
-};
-const auto echo_class =
-  am::actor_class<echo>("bench.echo").endpoint("ping", &echo::ping).endpoint("note", &echo::note).endpoint("count", &echo::count);
-
-caf::actor spawn_caf_echo(caf::actor_system& sys) {
-  return sys.spawn<caf::detached>([](caf::event_based_actor*) -> caf::behavior {
-    auto notes = std::make_shared<long>(0);
-    return {[](ping_atom, int v) { return v + 1; }, [notes](int) { ++*notes; }, [notes](ping_atom) { return *notes; }};
-  });
-}
-
-double seconds_since(call_clock::time_point start) { return std::chrono::duration<double>(call_clock::now() - start).count(); }
 
 void print_pair(const char* what, const std::vector<double>& mesh, const std::vector<double>& raw) {
   double m = percentile(mesh, 0.5), r = percentile(raw, 0.5);

@@ -365,6 +365,4 @@ void send_call(actor_gateway& gateway, int process, actor_call call, const std::
   gateway.send_call(process, std::move(call), who, rank, std::move(answer));
 }
 
-bool process_failed(actor_gateway& gateway, int p, std::string* notice) { return gateway.process_failed(p, notice); }
-
 } // namespace am::detail

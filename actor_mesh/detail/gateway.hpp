@@ -35,7 +35,4 @@ void unregister_mesh(actor_gateway& gateway, const std::string& key);
 void send_call(actor_gateway& gateway, int process, actor_call call, const std::string& who, int rank,
                answer_callback answer);
 
-/// True when process `p` failed; then `notice` (when given) says how, naming the process.
-bool process_failed(actor_gateway& gateway, int p, std::string* notice);
-
 } // namespace am::detail

@@ -11,17 +11,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 std::atomic<int> constructed{0};
 std::atomic<int> destroyed{0};
@@ -84,7 +78,7 @@ bool eventually(P pred) {
 } // namespace
 
 TEST_CASE("actor meshes spawn one actor per point of each kind of layout", "[actor_mesh]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   SECTION("per device: host and device axes, one device each") {
     auto mesh = counter_class.spawn(am::actor_layout::per_device(), 10);
     REQUIRE(mesh.size() == 4);
@@ -119,7 +113,7 @@ TEST_CASE("actor meshes spawn one actor per point of each kind of layout", "[act
 }
 
 TEST_CASE("every call form answers as a local computation would", "[actor_mesh]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   auto mesh = counter_class.spawn(am::actor_layout::per_device(), 1);
   SECTION("call gathers the answers shaped like the mesh") {
     auto answers = mesh.call(&counter::add, 2).get();
@@ -173,7 +167,7 @@ TEST_CASE("a class name is registered once, an endpoint name once per class", "[
 }
 
 TEST_CASE("an endpoint that throws fails its call only, and an actor fault fails the actor", "[actor_mesh]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   SECTION("a plain exception keeps its type and text, and the actor goes on") {
     auto mesh = counter_class.spawn(am::actor_layout::per_device(), 0);
     CHECK_THROWS_AS(mesh.call(&counter::throws, std::string("bad step")).get(), am::value_error);
@@ -233,7 +227,7 @@ TEST_CASE("an endpoint that throws fails its call only, and an actor fault fails
 }
 
 TEST_CASE("a constructor that throws fails its actor's calls with the cause", "[actor_mesh]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto mesh = fragile_class.spawn(am::actor_layout::per_device(), true);
   CHECK_THROWS_WITH(mesh.call(&fragile::ok).get(), Catch::Contains("failed: std::invalid_argument: no data for this trainer"));
   auto events = mesh.supervision_events();
@@ -243,7 +237,7 @@ TEST_CASE("a constructor that throws fails its actor's calls with the cause", "[
 }
 
 TEST_CASE("stopping a mesh runs the calls already issued, then refuses with a named error", "[actor_mesh]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   constructed = 0;
   destroyed = 0;
   auto mesh = counter_class.spawn(am::actor_layout::per_device(), 0);
@@ -261,7 +255,7 @@ TEST_CASE("stopping a mesh runs the calls already issued, then refuses with a na
 
 TEST_CASE("the last handle going stops the actors, and the runtime stopping fails what is queued", "[actor_mesh]") {
   SECTION("handles") {
-    am::runtime rt(cpus(2));
+    am::runtime rt(am::test::cpu_options(2));
     destroyed = 0;
     am::future<int> late;
     {
@@ -275,7 +269,7 @@ TEST_CASE("the last handle going stops the actors, and the runtime stopping fail
     std::vector<am::future<int>> queued;
     std::optional<am::actor_mesh<counter>> kept;
     {
-      am::runtime rt(cpus(2));
+      am::runtime rt(am::test::cpu_options(2));
       kept = counter_class.spawn(am::actor_layout::per_device(), 0);
       for (int i = 0; i < 20; ++i)
         queued.push_back(kept->slice("device", 0).call_one(&counter::slow, 20));
@@ -295,7 +289,7 @@ TEST_CASE("the last handle going stops the actors, and the runtime stopping fail
 }
 
 TEST_CASE("each thread's calls to one actor run in the order sent", "[actor_mesh]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   struct recorder {
     std::map<int, int> last;
     bool in_order = true;

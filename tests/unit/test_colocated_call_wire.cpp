@@ -11,15 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include "support/cpu_options.hpp"
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 am::detail::worker_call sample_call() {
   auto devs = am::devices();
@@ -47,7 +41,7 @@ am::detail::worker_call sample_call() {
 } // namespace
 
 TEST_CASE("colocated call wire: a call round-trips with every sharding kind and tree node", "[unit][colocated]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   auto call = sample_call();
   auto back = am::detail::decode_worker_call(am::detail::encode(call));
   CHECK(back.kind == call.kind);
@@ -69,7 +63,7 @@ TEST_CASE("colocated call wire: a call round-trips with every sharding kind and 
 
 TEST_CASE("colocated call wire: every truncation and random corruption is refused with value_error",
           "[unit][colocated]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   auto bytes = am::detail::encode(sample_call());
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     INFO("truncated to " << n << " of " << bytes.size());
@@ -94,7 +88,7 @@ TEST_CASE("colocated call wire: every truncation and random corruption is refuse
 }
 
 TEST_CASE("colocated call wire: shardings naming unknown devices or absurd grids are refused", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   {
     am::detail::wire_writer w;
     w.u8(1); // single device

@@ -3,15 +3,9 @@
 #include <actormesh.hpp>
 
 #include <catch2/catch.hpp>
+#include "support/cpu_options.hpp"
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 am::device gpu(int id, int process, int ordinal) { return {id, process, am::platform::cuda, ordinal}; }
 
@@ -27,7 +21,7 @@ std::string error_of(const std::function<void()>& f) {
 } // namespace
 
 TEST_CASE("colocated_cpu_devices: CPU devices are their own, in the order given", "[unit][colocated]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   auto devs = am::devices();
   std::vector<am::device> reversed(devs.rbegin(), devs.rend());
   CHECK(am::colocated_cpu_devices(devs) == devs);
@@ -37,21 +31,21 @@ TEST_CASE("colocated_cpu_devices: CPU devices are their own, in the order given"
 
 TEST_CASE("colocated_cpu_devices: an accelerator gets its process's CPU device of the same ordinal",
           "[unit][colocated]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   auto cpu = am::devices();
   auto got = am::colocated_cpu_devices({gpu(7, 0, 2), gpu(5, 0, 0), cpu[1]});
   CHECK(got == std::vector<am::device>{cpu[2], cpu[0], cpu[1]});
 }
 
 TEST_CASE("colocated_cpu_devices: JAX's errors", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   CHECK(error_of([] { am::colocated_cpu_devices({gpu(9, 3, 0)}); }) == "Device CudaDevice(id=9) has no colocated devices");
   CHECK(error_of([] { am::colocated_cpu_devices({gpu(9, 0, 2)}); })
         == "Process 0 does not have enough local CPU devices");
 }
 
 TEST_CASE("colocated_cpu_devices: a mesh becomes the CPU mesh of the same shape and names", "[unit][colocated]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   auto cpu = am::devices();
   am::mesh accel(am::device_grid({2, 2}, {gpu(10, 0, 3), gpu(11, 0, 2), gpu(12, 0, 1), gpu(13, 0, 0)}), {"x", "y"});
   auto m = am::colocated_cpu_devices(accel);

@@ -11,17 +11,11 @@
 #include <future>
 #include <map>
 #include <thread>
+#include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 /// A replicated scalar on the first `n` CPU devices (the seed's `jax.device_put(1, cpu_sharding)`).
 am::array scalar_on(int value, int n = 1) {
@@ -107,7 +101,7 @@ am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
 } // namespace
 
 TEST_CASE("colocated function: the seed's f(x) = x + 1 keeps the sharding", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto x = scalar_on(1);
   auto y = add_one(x);
   CHECK(value_of(y) == 2);
@@ -118,7 +112,7 @@ TEST_CASE("colocated function: the seed's f(x) = x + 1 keeps the sharding", "[un
 
 TEST_CASE("colocated function: the first call of a signature waits for the body, later ones do not",
           "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto x = scalar_on(1);
   CHECK(gated_add_one.known_signatures() == 0);
   int before = body_runs;
@@ -142,7 +136,7 @@ TEST_CASE("colocated function: the first call of a signature waits for the body,
 }
 
 TEST_CASE("colocated function: with out_specs_fn even the first call is asynchronous", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto f = gated_add_one.specialize({.out_specs_fn = same_as_first});
   auto x = scalar_on(5);
   gate g;
@@ -158,7 +152,7 @@ TEST_CASE("colocated function: with out_specs_fn even the first call is asynchro
 }
 
 TEST_CASE("colocated function: in_specs fixes the accepted input", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto x = scalar_on(1);
   auto cpu_sharding = x.sharding();
   am::shape_dtype_struct spec{{}, x.dtype(), cpu_sharding};
@@ -172,7 +166,7 @@ TEST_CASE("colocated function: in_specs fixes the accepted input", "[unit][coloc
 }
 
 TEST_CASE("colocated function: specializing a field twice is an error", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto spec = am::spec_tree::of(std::tuple{scalar_on(1)});
   auto f = add_one.specialize({.in_specs = spec, .out_specs_fn = same_as_first, .devices = am::devices()});
   CHECK(value_error_of([&] { f.specialize({.in_specs = spec}); }) == "in_specs already specified");
@@ -181,7 +175,7 @@ TEST_CASE("colocated function: specializing a field twice is an error", "[unit][
 }
 
 TEST_CASE("colocated function: a function without inputs needs devices", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   std::remove("/tmp/am_colocated_test_foo");
   CHECK(value_error_of([] { write_file(); })
         == "No devices found. colocated_python function without input arguments must be first specialized with "
@@ -194,7 +188,7 @@ TEST_CASE("colocated function: a function without inputs needs devices", "[unit]
 }
 
 TEST_CASE("colocated function: inputs on different device lists are an error", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto x = am::device_put(am::host_array::scalar(1), am::devices()[0]);
   auto y = am::device_put(am::host_array::scalar(2), am::devices()[1]);
   CHECK_THAT(value_error_of([&] { two_args(x, y); }),
@@ -204,7 +198,7 @@ TEST_CASE("colocated function: inputs on different device lists are an error", "
 }
 
 TEST_CASE("colocated function: values that are not arrays are an error", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto x = scalar_on(1);
   CHECK(value_error_of([] { takes_host_array(am::host_array::scalar(1)); })
         == "colocated_python only supports jax.Array (am::array) as input and output, but got am::host_array.");
@@ -213,7 +207,7 @@ TEST_CASE("colocated function: values that are not arrays are an error", "[unit]
 }
 
 TEST_CASE("colocated function: trees of arrays in and out", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto a = scalar_on(5);
   auto b = scalar_on(3);
   for (int round = 0; round < 2; ++round) { // the second round is the asynchronous path
@@ -226,7 +220,7 @@ TEST_CASE("colocated function: trees of arrays in and out", "[unit][colocated]")
 }
 
 TEST_CASE("colocated function: the body sees its inputs' data on the host", "[unit][colocated]") {
-  am::runtime rt(cpus(4));
+  am::runtime rt(am::test::cpu_options(4));
   am::mesh m({4}, am::devices(), {"x"});
   auto x = am::device_put(am::host_array::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}),
                           am::make_named_sharding(m, am::P("x")));
@@ -238,7 +232,7 @@ TEST_CASE("colocated function: the body sees its inputs' data on the host", "[un
 }
 
 TEST_CASE("colocated function: the body's exception reaches the caller", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   CHECK(value_error_of([] { throws(scalar_on(-1)); }) == "negative input"); // first call: thrown at once
   CHECK(value_of(throws(scalar_on(1))) == 1);                              // learns the specs
   auto y = throws(scalar_on(-1));                                          // asynchronous: in the array
@@ -247,7 +241,7 @@ TEST_CASE("colocated function: the body's exception reaches the caller", "[unit]
 
 TEST_CASE("colocated function: results that break the promised output specs fail the outputs",
           "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto x = scalar_on(1);
   auto wrong = add_one.specialize({.out_specs_fn = [](const am::spec_tree& in) {
     auto leaf = in.leaves()[0];
@@ -261,7 +255,7 @@ TEST_CASE("colocated function: results that break the promised output specs fail
 
 TEST_CASE("colocated function: names are registered once, looked up with their signature", "[unit][colocated]") {
   CHECK_THROWS_AS(am::colocated_python("test.add_one", [](const am::array& x) { return x; }), am::value_error);
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto again = am::colocated_function<am::array(am::array)>::registered("test.add_one");
   CHECK(value_of(again(scalar_on(41))) == 42);
   CHECK_THROWS_AS(am::colocated_function<am::array(am::array, am::array)>::registered("test.add_one"), am::type_error);
@@ -269,14 +263,14 @@ TEST_CASE("colocated function: names are registered once, looked up with their s
 }
 
 TEST_CASE("colocated function: refused inside jit, where its inputs are traced values", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto jitted = am::jit([](const am::array& v) { return add_one(v); });
   CHECK_THAT(value_error_of([&] { jitted(scalar_on(1)); }),
              Catch::StartsWith("colocated_python: 'test.add_one' was called inside jit with a traced value"));
 }
 
 TEST_CASE("colocated function: an output spec without a sharding is refused, and not kept", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   int asked = 0;
   auto f = add_one.specialize({.out_specs_fn = [&asked](const am::spec_tree& in) {
     auto leaf = in.leaves()[0];

@@ -11,17 +11,11 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 am::array scalar_on(int value, int device = 0) {
   am::mesh m({1}, {am::devices()[static_cast<std::size_t>(device)]}, {"x"});
@@ -136,7 +130,7 @@ const auto note_value = am::colocated_python("test.objects.note_value", [](const
 
 TEST_CASE("colocated object: the seed's Adder is created at the first call and destroyed after the wrapper",
           "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   jr.reset();
   {
     auto a = adder_class(1);
@@ -153,7 +147,7 @@ TEST_CASE("colocated object: the seed's Adder is created at the first call and d
 TEST_CASE("colocated object: a wrapper never called creates and destroys nothing", "[unit][colocated]") {
   jr.reset();
   {
-    am::runtime rt(cpus(1));
+    am::runtime rt(am::test::cpu_options(1));
     { auto a = adder_class(1); }
     auto b = adder_class(2);
     rt.stop();
@@ -163,7 +157,7 @@ TEST_CASE("colocated object: a wrapper never called creates and destroys nothing
 }
 
 TEST_CASE("colocated object: one instance per device set, shared by the wrapper's copies", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   jr.reset();
   {
     auto a = adder_class(10);
@@ -184,7 +178,7 @@ TEST_CASE("colocated object: one instance per device set, shared by the wrapper'
 }
 
 TEST_CASE("colocated object: a copy keeps the instance alive", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   jr.reset();
   std::optional<am::colocated_object<adder>> a(adder_class(1));
   auto b = *a;
@@ -196,7 +190,7 @@ TEST_CASE("colocated object: a copy keeps the instance alive", "[unit][colocated
 }
 
 TEST_CASE("colocated object: destroyed only after the calls already issued", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   jr.reset();
   std::vector<am::array> outs;
   {
@@ -212,7 +206,7 @@ TEST_CASE("colocated object: destroyed only after the calls already issued", "[u
 }
 
 TEST_CASE("colocated object: a constructor's exception reaches every later caller", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto f = failing_class(0);
   auto id = f.method<unary>("id");
   for (int i = 0; i < 2; ++i)
@@ -223,7 +217,7 @@ TEST_CASE("colocated object: a constructor's exception reaches every later calle
 }
 
 TEST_CASE("colocated object: a specialized method is asynchronous from its first call", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   jr.reset();
   auto a = adder_class(1);
   auto add = a.method<unary>("gated_add").specialize({.out_specs_fn = same_as_first});
@@ -236,7 +230,7 @@ TEST_CASE("colocated object: a specialized method is asynchronous from its first
 }
 
 TEST_CASE("colocated object: unknown methods and other signatures are refused", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto a = adder_class(1);
   CHECK_THROWS_WITH(a.method<unary>("sub"), "'test.adder' object has no attribute 'sub'");
   CHECK_THROWS_AS(a.method<am::array(am::array, am::array)>("add"), am::type_error);
@@ -244,7 +238,7 @@ TEST_CASE("colocated object: unknown methods and other signatures are refused", 
 }
 
 TEST_CASE("colocated object: one instance runs one call at a time, whoever calls", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   jr.reset();
   auto a = adder_class(1);
   auto probe = a.method<unary>("probe").specialize({.out_specs_fn = same_as_first});
@@ -267,7 +261,7 @@ TEST_CASE("colocated object: stopping the runtime destroys the live instances", 
   jr.reset();
   std::optional<am::colocated_object<adder>> a;
   {
-    am::runtime rt(cpus(1));
+    am::runtime rt(am::test::cpu_options(1));
     a.emplace(adder_class(1));
     CHECK(value_of(a->method<unary>("add")(scalar_on(1))) == 2);
   }
@@ -277,7 +271,7 @@ TEST_CASE("colocated object: stopping the runtime destroys the live instances", 
 }
 
 TEST_CASE("colocated object: a thread's function and method calls run in the order issued", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   jr.reset();
   auto a = adder_class(0);
   auto method = a.method<unary>("note_value").specialize({.out_specs_fn = same_as_first});

@@ -9,17 +9,11 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 am::array scalar_on_cpu0(int value) {
   am::mesh m({1}, {am::devices()[0]}, {"x"});
@@ -54,7 +48,7 @@ const auto blocker = am::colocated_python("order.blocker", [](const am::array& x
 } // namespace
 
 TEST_CASE("colocated order: one thread's calls run in the order issued", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   call_log.clear();
   auto f = append.specialize({.out_specs_fn = same_as_first}); // every call asynchronous
   std::vector<am::array> outs;
@@ -70,7 +64,7 @@ TEST_CASE("colocated order: one thread's calls run in the order issued", "[unit]
 }
 
 TEST_CASE("colocated order: the seed's two 1-second calls from two threads take about 1 s", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto f = sleep_one_second.specialize({.out_specs_fn = same_as_first}); // calls are asynchronous
   auto x = scalar_on_cpu0(1);
   auto start = std::chrono::steady_clock::now();
@@ -89,7 +83,7 @@ TEST_CASE("colocated order: the seed's two 1-second calls from two threads take 
 }
 
 TEST_CASE("colocated order: a blocked body stalls only its own caller's lane", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   std::promise<void> open;
   release_blocker = open.get_future().share();
   auto f = blocker.specialize({.out_specs_fn = same_as_first});

@@ -3,20 +3,10 @@
 #include <actormesh.hpp>
 
 #include <catch2/catch.hpp>
-
-namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
-
-} // namespace
+#include "support/cpu_options.hpp"
 
 TEST_CASE("colocated specs: a tree of arrays gives its structure and one spec per leaf", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   am::mesh m({2}, am::devices(), {"x"});
   auto s = am::make_named_sharding(m, am::P("x"));
   auto a = am::device_put(am::host_array::from_vector(std::vector<float>{1, 2, 3, 4}), s);
@@ -37,7 +27,7 @@ TEST_CASE("colocated specs: a tree of arrays gives its structure and one spec pe
 }
 
 TEST_CASE("colocated specs: equal specs need the same layout on the same devices", "[unit][colocated]") {
-  am::runtime rt(cpus(2));
+  am::runtime rt(am::test::cpu_options(2));
   auto devs = am::devices();
   am::mesh m({2}, devs, {"x"});
   am::mesh swapped({2}, {devs[1], devs[0]}, {"x"});

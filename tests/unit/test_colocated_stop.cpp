@@ -7,17 +7,11 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
-
-am::options cpus(int n) {
-  am::options o;
-  o.cpu_devices = n;
-  o.use_gpus = false;
-  return o;
-}
 
 am::array scalar_on_cpu0(int value) {
   am::mesh m({1}, {am::devices()[0]}, {"x"});
@@ -51,7 +45,7 @@ void wait_until_entered() {
 } // namespace
 
 TEST_CASE("colocated stop: calls after stop() are refused", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   auto x = scalar_on_cpu0(1);
   auto f = slow.specialize({.out_specs_fn = same_as_first});
   rt.stop();
@@ -59,7 +53,7 @@ TEST_CASE("colocated stop: calls after stop() are refused", "[unit][colocated]")
 }
 
 TEST_CASE("colocated stop: a call still queued behind a running one fails", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   slow_entered = false;
   auto f = slow.specialize({.out_specs_fn = same_as_first});
   auto x = scalar_on_cpu0(1);
@@ -72,7 +66,7 @@ TEST_CASE("colocated stop: a call still queued behind a running one fails", "[un
 }
 
 TEST_CASE("colocated stop: a method still running lets the runtime stop, queued ones fail", "[unit][colocated]") {
-  am::runtime rt(cpus(1));
+  am::runtime rt(am::test::cpu_options(1));
   slow_entered = false;
   auto s = sleeper_class();
   auto nap = s.method<am::array(am::array)>("nap").specialize({.out_specs_fn = same_as_first});
