@@ -21,6 +21,7 @@
 #include "actormesh/actor_mesh/detail/endpoint_task.hpp"
 #include "actormesh/actor_mesh/detail/endpoint_traits.hpp"
 #include "actormesh/actor_mesh/detail/mesh_core.hpp"
+#include "actormesh/actor_mesh/detail/remote_endpoint_task.hpp"
 #include "actormesh/actor_mesh/mesh_values.hpp"
 #include "actormesh/actor_mesh/supervision.hpp"
 #include "actormesh/actor_mesh/this_actor.hpp"
@@ -179,7 +180,7 @@ private:
       detail::wire_writer w;
       detail::write_value(w, detail::arguments_of(holder));
       detail::answer_callback answer;
-      if constexpr (!Sink::one_way)
+      if constexpr (!Sink::one_way())
         answer = [sink](const std::exception_ptr& error, const std::string& value) mutable {
           if (error) {
             sink.set_error(error);
@@ -240,7 +241,7 @@ public:
     static_assert(traits::parameters_by_value_or_const_ref,
                   "endpoint: an endpoint takes its parameters by value or by const reference");
     detail::add_endpoint(*info_, detail::endpoint_entry{name, std::type_index(typeid(M)), detail::member_bytes(pm),
-                                                        invoker_for(name, pm)});
+                                                        remote_task_for(name, pm)});
     return *this;
   }
 
@@ -279,26 +280,17 @@ public:
   const std::string& name() const noexcept { return info_->name; }
 
 private:
-  /// How a call from another process runs endpoint `pm`: decode the arguments, call, encode the
-  /// answer.
+  /// How a call from another process runs endpoint `pm`: a task that decodes the arguments on the
+  /// actor's thread, calls, and encodes the answer.
   template <class M>
-  detail::remote_invoker invoker_for(const std::string& name, M pm) const {
+  detail::remote_task_factory remote_task_for(const std::string& name, M pm) const {
     using traits = detail::endpoint_traits<M>;
     using R = typename traits::result;
     using arguments = typename traits::arguments;
-    return [pm, name, class_name = info_->name](void* instance, const std::string& bytes) -> std::string {
+    return [pm, name, class_name = info_->name](std::string encoded, detail::remote_reply reply, bool one_way) -> detail::task_ptr {
       if constexpr (detail::travels<arguments> && (std::is_void_v<R> || detail::travels<R>)) {
-        detail::wire_reader r(bytes);
-        auto args = detail::read_value<arguments>(r);
-        r.finish();
-        auto* self = static_cast<T*>(instance);
-        auto invoke = [self, pm](const auto&... a) -> decltype(auto) { return (self->*pm)(a...); };
-        detail::wire_writer w;
-        if constexpr (std::is_void_v<R>)
-          std::apply(invoke, args);
-        else
-          detail::write_value(w, std::apply(invoke, args));
-        return w.take();
+        return std::make_unique<detail::remote_endpoint_task<T, M>>(pm, std::move(encoded),
+                                                                    detail::remote_sink<R>{std::move(reply), one_way});
       } else {
         throw type_error("endpoint '" + name + "' of actor class '" + class_name
                          + "' takes or returns a type that cannot travel to another process");

@@ -1,5 +1,7 @@
 #include "actor_mesh/detail/actor_task.hpp"
 
+#include "actor_mesh/actor_errors.hpp"
+
 #include <cxxabi.h>
 
 #include <cstdlib>
@@ -19,6 +21,16 @@ std::string demangled(const char* name) {
 }
 
 } // namespace
+
+bool is_actor_fault(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const actor_fault&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
 
 std::string describe_exception(const std::exception_ptr& e) {
   if (!e)

@@ -34,6 +34,9 @@ public:
 /// A task on its way to its actor: owned by whoever holds it, then by the actor's inbox.
 using task_ptr = std::unique_ptr<actor_task>;
 
+/// True when `e` holds an am::actor_fault (the actor's state is broken: its policy decides).
+bool is_actor_fault(const std::exception_ptr& e);
+
 /// "am::actor_fault: the loader is gone": the exception's type (demangled) and text.
 std::string describe_exception(const std::exception_ptr& e);
 

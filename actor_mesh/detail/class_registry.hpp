@@ -3,6 +3,9 @@
 /// name can travel. Internal.
 #pragma once
 
+#include "actormesh/actor_mesh/detail/actor_task.hpp"
+
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -12,10 +15,13 @@
 
 namespace am::detail {
 
-/// Runs an endpoint for a call from another process: the instance (a T*) and the encoded
-/// arguments in, the encoded answer out; throws what the endpoint throws, and am::value_error for
-/// arguments that do not decode, am::type_error for types that cannot travel.
-using remote_invoker = std::function<std::string(void* instance, const std::string& arguments)>;
+/// Sends an answer back to the process that called: an error, or the encoded value.
+using remote_reply = std::function<void(const std::exception_ptr& error, std::string value)>;
+
+/// Makes the task that runs an endpoint for a call from another process: the encoded arguments
+/// (decoded by the actor), where the answer goes, and whether it is one-way. Throws
+/// am::type_error for an endpoint whose types cannot travel.
+using remote_task_factory = std::function<task_ptr(std::string arguments, remote_reply reply, bool one_way)>;
 
 /// One endpoint: its name, the member function it is (type and bytes), and how a call from
 /// another process runs it.
@@ -23,7 +29,7 @@ struct endpoint_entry {
   std::string name;
   std::type_index member_type;
   std::string member;
-  remote_invoker invoke_remote;
+  remote_task_factory remote_task;
 };
 
 /// A registered class: its name and its endpoints (added under `mutex`; a mesh keeps a copy of

@@ -5,6 +5,9 @@
 
 #include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
+#include "actormesh/actor_mesh/detail/call_arguments.hpp"
+#include "actormesh/actor_mesh/detail/coroutine_call.hpp"
+#include "actormesh/actor_mesh/detail/endpoint_traits.hpp"
 #include "actormesh/actor_mesh/mesh_values.hpp"
 #include "actormesh/actors/future.hpp"
 
@@ -25,7 +28,7 @@ namespace am::detail {
 template <class R>
 struct promise_sink {
   promise<R> result;
-  static constexpr bool one_way = false;
+  static constexpr bool one_way() noexcept { return false; }
   template <class... V>
   void set_value(V&&... v) { result.set_value(std::forward<V>(v)...); }
   void set_error(const std::exception_ptr& e) { result.set_error(e); }
@@ -98,7 +101,7 @@ template <class R>
 struct gather_sink {
   std::shared_ptr<gathering<R>> all;
   std::size_t k = 0;
-  static constexpr bool one_way = false;
+  static constexpr bool one_way() noexcept { return false; }
   template <class... V>
   void set_value(V&&... v) { all->set_value(k, std::forward<V>(v)...); }
   void set_error(const std::exception_ptr& e) { all->set_error(k, e); }
@@ -106,26 +109,11 @@ struct gather_sink {
 
 /// Nobody waits (broadcast): an exception goes to the mesh's owner as a supervision event.
 struct one_way_sink {
-  static constexpr bool one_way = true;
+  static constexpr bool one_way() noexcept { return true; }
   template <class... V>
   void set_value(V&&...) {}
   void set_error(const std::exception_ptr&) {}
 };
-
-template <class H>
-struct is_shared_arguments : std::false_type {};
-template <class A>
-struct is_shared_arguments<std::shared_ptr<const A>> : std::true_type {};
-
-/// A call's argument tuple from its holder: the tuple itself (a call to one actor carries its
-/// arguments in its task: one allocation) or a pointer to one shared by every actor of a call.
-template <class Holder>
-const auto& arguments_of(const Holder& holder) {
-  if constexpr (is_shared_arguments<Holder>::value)
-    return *holder;
-  else
-    return holder;
-}
 
 /// Runs member function `pm` of a T with the call's arguments, answering `sink`.
 template <class T, class M, class R, class Holder, class Sink>
@@ -145,36 +133,53 @@ public:
 
   std::exception_ptr run(void* instance) noexcept override {
     answered_ = true;
-    try {
-      auto* self = static_cast<T*>(instance);
-      auto invoke = [&](const auto&... a) -> decltype(auto) { return (self->*pm_)(a...); };
-      if constexpr (std::is_void_v<R>) {
-        std::apply(invoke, arguments_of(args_));
-        sink_.set_value();
-      } else {
-        sink_.set_value(std::apply(invoke, arguments_of(args_)));
+    if constexpr (endpoint_traits<M>::coroutine) {
+      // The call outlives this task: it takes the arguments and the sink with it.
+      std::shared_ptr<coroutine_call<T, M, R, Holder, Sink>> call;
+      try {
+        call = std::make_shared<coroutine_call<T, M, R, Holder, Sink>>(pm_, std::move(args_), std::move(sink_));
+      } catch (...) {
+        sink_.set_error(std::current_exception());
+        return nullptr;
       }
-      return nullptr;
-    } catch (const actor_fault&) {
-      return std::current_exception(); // the actor fails the call with it, after its policy
-    } catch (...) {
-      auto e = std::current_exception();
-      sink_.set_error(e);
-      return Sink::one_way ? e : nullptr;
+      call_ = call;
+      return call->start(instance);
+    } else {
+      try {
+        auto* self = static_cast<T*>(instance);
+        auto invoke = [&](const auto&... a) -> decltype(auto) { return (self->*pm_)(a...); };
+        if constexpr (std::is_void_v<R>) {
+          std::apply(invoke, arguments_of(args_));
+          sink_.set_value();
+        } else {
+          sink_.set_value(std::apply(invoke, arguments_of(args_)));
+        }
+        return nullptr;
+      } catch (const actor_fault&) {
+        return std::current_exception(); // the actor fails the call with it, after its policy
+      } catch (...) {
+        auto e = std::current_exception();
+        sink_.set_error(e);
+        return sink_.one_way() ? e : nullptr;
+      }
     }
   }
 
   void refuse(const std::exception_ptr& error) noexcept override {
     answered_ = true;
-    sink_.set_error(error);
+    if (call_)
+      call_->abandon(error); // a coroutine call that faulted: answered after the actor's policy
+    else
+      sink_.set_error(error);
   }
 
-  bool one_way() const noexcept override { return Sink::one_way; }
+  bool one_way() const noexcept override { return sink_.one_way(); }
 
 private:
   M pm_;
   Holder args_;
   Sink sink_;
+  std::shared_ptr<coroutine_call_base> call_; ///< a coroutine endpoint's call, once started
   bool answered_ = false;
 };
 

@@ -3,7 +3,6 @@
 #include "actor_mesh/actor_errors.hpp"
 #include "actor_mesh/detail/gateway.hpp"
 #include "actor_mesh/detail/mesh_serving.hpp"
-#include "actor_mesh/detail/remote_task.hpp"
 #include "actor_mesh/detail/user_actor.hpp"
 #include "actors/cluster_services.hpp"
 #include "devices/detail/actor_system_of.hpp"
@@ -133,6 +132,11 @@ private:
   std::map<std::uint64_t, std::shared_ptr<actor_group>> groups_;
 };
 
+/// How busy an actor is: its calls queued or running, and its coroutine calls awaiting something.
+int load_of(const actor_cell& cell) {
+  return cell.in_flight.load(std::memory_order_relaxed) + cell.coroutine_calls.load(std::memory_order_relaxed);
+}
+
 const service_key<actor_store> actor_store_key{"actor meshes"};
 
 /// The key of the next collective spawn of `class_name` in this process: every process spawns the
@@ -254,8 +258,26 @@ public:
                                          "actor class '" + class_name_ + "' has no endpoint '" + call.endpoint + "'"))));
       return;
     }
-    auto rank = call.rank;
-    group_->post(static_cast<std::size_t>(rank), std::make_unique<remote_call_task>(entry->invoke_remote, std::move(call), std::move(reply)));
+    auto request = call.request;
+    remote_reply answer = [reply = std::move(reply), request](const std::exception_ptr& error, std::string value) {
+      if (error) {
+        reply(error_answer(request, error));
+        return;
+      }
+      actor_answer ok;
+      ok.request = request;
+      ok.ok = true;
+      ok.value = std::move(value);
+      reply(ok);
+    };
+    task_ptr task;
+    try {
+      task = entry->remote_task(std::move(call.arguments), answer, request == 0);
+    } catch (...) { // an endpoint whose types cannot travel
+      answer(std::current_exception(), {});
+      return;
+    }
+    group_->post(static_cast<std::size_t>(call.rank), std::move(task));
   }
 
   void remote_process_failed(int process, const std::string& notice) {
@@ -278,10 +300,10 @@ public:
       throw value_error("choose: the actor mesh is empty");
     auto start = turn_.fetch_add(1, std::memory_order_relaxed) % ranks.size();
     int best = ranks[start];
-    int load = group_->cells[checked(best)]->in_flight.load(std::memory_order_relaxed);
+    int load = load_of(*group_->cells[checked(best)]);
     for (std::size_t k = 1; k < ranks.size() && load > 0; ++k) {
       int candidate = ranks[(start + k) % ranks.size()];
-      int l = group_->cells[checked(candidate)]->in_flight.load(std::memory_order_relaxed);
+      int l = load_of(*group_->cells[checked(candidate)]);
       if (l < load) {
         best = candidate;
         load = l;

@@ -1,9 +1,13 @@
 #include "actor_mesh/detail/user_actor.hpp"
 
 #include "actor_mesh/actor_errors.hpp"
+#include "actor_mesh/detail/actor_self.hpp"
+#include "actor_mesh/detail/coroutine_call.hpp"
 
 #include "devices/detail/urgent_exit.hpp"
 
+#include <caf/actor_cast.hpp>
+#include <caf/actor_control_block.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
@@ -11,6 +15,8 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
+
+#include <optional>
 
 namespace am::detail {
 
@@ -46,6 +52,62 @@ using wake_atom = caf::atom_constant<caf::atom("am_uwake")>;
 /// (a stop, the runtime's exit) in, when callers keep it busy.
 constexpr int batches_per_wake = 64;
 
+/// The way back into one actor for its coroutine calls (actor_self.hpp). Holds the cell and the
+/// actor weakly: a suspended call must not keep a stopped actor's inbox alive.
+class actor_self_impl final : public actor_self {
+public:
+  actor_self_impl(std::weak_ptr<actor_cell> cell, caf::weak_actor_ptr actor) : cell_(std::move(cell)), actor_(std::move(actor)) {}
+
+  void post(task_ptr task) const override {
+    auto cell = cell_.lock();
+    if (!cell || cell->halted.load(std::memory_order_relaxed))
+      return; // the task goes here, failing its call
+    cell->in_flight.fetch_add(1, std::memory_order_relaxed);
+    if (!cell->inbox.push(std::move(task)))
+      return;
+    if (auto actor = actor_.lock())
+      send_wake(caf::actor_cast<caf::actor>(actor));
+    else
+      cell->inbox.drop_all(); // the actor is gone: nobody will take it
+  }
+
+  std::uint64_t instance_generation() const override {
+    auto cell = cell_.lock();
+    return cell ? cell->generation : 0;
+  }
+
+  void coroutine_started(std::shared_ptr<coroutine_call_base> call) const override {
+    if (auto cell = cell_.lock()) {
+      cell->coroutine_calls.fetch_add(1, std::memory_order_relaxed);
+      cell->coroutines.push_back(std::move(call));
+    }
+  }
+
+  void coroutine_answered() const override {
+    if (auto cell = cell_.lock())
+      cell->coroutine_calls.fetch_sub(1, std::memory_order_release);
+  }
+
+  void coroutine_finished(const coroutine_call_base* call) const override {
+    auto cell = cell_.lock();
+    if (!cell)
+      return;
+    auto& calls = cell->coroutines;
+    for (auto it = calls.begin(); it != calls.end(); ++it)
+      if (it->get() == call) {
+        calls.erase(it); // the step that finished it still holds it
+        return;
+      }
+  }
+
+private:
+  std::weak_ptr<actor_cell> cell_;
+  caf::weak_actor_ptr actor_;
+};
+
+/// The actor whose task runs on this thread (running_actor()).
+thread_local const std::shared_ptr<const actor_self>* running_self = nullptr;
+
 /// Sets this thread's current actor for the scope (an endpoint may call another actor inline).
 class context_scope {
 public:
@@ -60,6 +122,8 @@ private:
 
 struct user_actor_state {
   std::shared_ptr<actor_cell> cell;
+  std::shared_ptr<const actor_self> self;  // what its coroutine calls resume through
+  std::optional<stop_request> pending_stop; // a stop waiting for coroutine calls to answer
   std::shared_ptr<const actor_factory> factory;
   std::shared_ptr<void> object;  // the instance, while it lives
   std::exception_ptr failure;    // why tasks are refused, once failed or stopped
@@ -79,6 +143,11 @@ void handle_failure(user_actor_state& st, const std::exception_ptr& cause) {
     outcome = supervisor->actor_failed(*st.cell, cause);
   else
     outcome.error = cause; // no handle to the mesh remains: nobody can call it any more
+  // Coroutine calls suspended on the instance that is gone fail now, not when (or if) what they
+  // await arrives.
+  abandon_suspended(st.cell->coroutines,
+                    outcome.restart ? restarted_under_call(st.cell->context.class_name, st.cell->context.point.rank)
+                                    : (outcome.error ? outcome.error : cause));
   if (outcome.restart)
     construct(st); // bounded: the policy counts the restarts
   else
@@ -89,23 +158,13 @@ void construct(user_actor_state& st) {
   std::exception_ptr cause;
   try {
     context_scope scope(st.cell->context);
+    ++st.cell->generation; // calls suspended on an earlier instance are abandoned
     st.object = (*st.factory)(st.cell->context.point);
   } catch (...) {
     cause = std::current_exception();
   }
   if (cause)
     handle_failure(st, cause);
-}
-
-/// True when `e` is an am::actor_fault.
-bool is_fault(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const actor_fault&) {
-    return true;
-  } catch (...) {
-    return false;
-  }
 }
 
 void run_task(user_actor_state& st, actor_task& task) {
@@ -116,11 +175,14 @@ void run_task(user_actor_state& st, actor_task& task) {
   std::exception_ptr thrown;
   {
     context_scope scope(st.cell->context);
+    auto* saved = running_self;
+    running_self = &st.self;
     thrown = task.run(st.object.get());
+    running_self = saved;
   }
   if (!thrown)
     return;
-  if (is_fault(thrown)) {
+  if (is_actor_fault(thrown)) {
     handle_failure(st, thrown);
     task.refuse(thrown); // after the policy: a later call meets the restarted or stopped actor
   } else if (task.one_way()) {
@@ -148,21 +210,54 @@ void drain(user_actor_state& st) {
     run_batch(st, batch);
 }
 
+using user_actor_type = caf::stateful_actor<user_actor_state>;
+
+/// Destroys the instance (on the actor's own thread) and stops.
+void stop_now(user_actor_type* self, stop_request& request) {
+  auto& st = self->state;
+  {
+    context_scope scope(st.cell->context);
+    st.object.reset();
+  }
+  if (request.done)
+    request.done();
+  self->quit();
+}
+
+/// A stop that waited for coroutine calls goes on once the last has answered.
+void stop_if_due(user_actor_type* self) {
+  auto& st = self->state;
+  if (!st.pending_stop || st.cell->coroutine_calls.load(std::memory_order_acquire) > 0)
+    return;
+  auto request = std::move(*st.pending_stop);
+  st.pending_stop.reset();
+  stop_now(self, request);
+}
+
 caf::behavior user_actor(caf::stateful_actor<user_actor_state>* self, std::shared_ptr<actor_cell> cell,
                          std::shared_ptr<const actor_factory> factory) {
   self->state.cell = std::move(cell);
   self->state.factory = std::move(factory);
+  self->state.self = std::make_shared<actor_self_impl>(self->state.cell,
+                                                       caf::weak_actor_ptr(caf::actor_control_block::from(self)));
   // Killed with tasks still queued (the runtime stops): they fail their calls now, not when the
   // last handle to the mesh goes.
-  self->attach_functor([cell = self->state.cell] { cell->inbox.drop_all(); });
+  self->attach_functor([cell = self->state.cell] {
+    cell->inbox.drop_all();
+    // Coroutine calls suspended on it fail too (their frames go here, on the actor's thread).
+    abandon_suspended(cell->coroutines, std::make_exception_ptr(runtime_error(
+                                          "The actormesh runtime has stopped: the actor was gone before the call finished")));
+  });
   return {
     [self](construct_atom) { construct(self->state); },
     [self](wake_atom) {
       auto& st = self->state;
       for (int k = 0; k < batches_per_wake && !st.cell->halted.load(std::memory_order_relaxed); ++k) {
         run_batch(st, st.cell->inbox.take());
-        if (st.cell->inbox.rest())
+        if (st.cell->inbox.rest()) {
+          stop_if_due(self);
           return; // idle: the next push wakes it
+        }
       }
       self->send(self, wake_atom::value); // still busy: go on after the mailbox's other messages
     },
@@ -179,13 +274,11 @@ caf::behavior user_actor(caf::stateful_actor<user_actor_state>* self, std::share
     [self](stop_request& request) {
       auto& st = self->state;
       drain(st);
-      {
-        context_scope scope(st.cell->context);
-        st.object.reset(); // the destructor runs here, on the actor's own thread
+      if (st.cell->coroutine_calls.load(std::memory_order_acquire) > 0) {
+        st.pending_stop = std::move(request); // after the coroutine calls already issued
+        return;
       }
-      if (request.done)
-        request.done();
-      self->quit();
+      stop_now(self, request);
     },
   };
 }
@@ -197,6 +290,10 @@ caf::actor spawn_user_actor(caf::actor_system& system, std::shared_ptr<actor_cel
   auto actor = system.spawn<caf::detached>(user_actor, std::move(cell), std::move(factory));
   caf::anon_send(actor, construct_atom::value);
   return actor;
+}
+
+std::shared_ptr<const actor_self> running_actor() noexcept {
+  return running_self ? *running_self : nullptr;
 }
 
 void send_wake(const caf::actor& actor) {

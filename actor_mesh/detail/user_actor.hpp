@@ -11,15 +11,18 @@
 #include <caf/fwd.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace am::detail {
 
 struct actor_cell;
+class coroutine_call_base;
 
 /// What an actor's failure leads to (decided by its mesh's policy).
 struct failure_outcome {
@@ -44,6 +47,10 @@ struct actor_cell {
   task_inbox inbox;                            ///< the tasks posted to it, not yet taken
   std::atomic<int> in_flight{0};               ///< tasks posted and not yet finished
   std::atomic<bool> halted{false};             ///< the runtime stops: run no more tasks
+  std::atomic<int> coroutine_calls{0};         ///< coroutine calls started and not yet answered
+  std::uint64_t generation = 0;                ///< which instance lives (the actor's thread only)
+  /// The coroutine calls started and not yet finished (the actor's thread only).
+  std::vector<std::shared_ptr<coroutine_call_base>> coroutines;
   std::deque<std::chrono::steady_clock::time_point> restarts; ///< the actor's thread only
   std::weak_ptr<actor_supervisor> supervisor;  ///< the mesh, while a handle to it lives
 };

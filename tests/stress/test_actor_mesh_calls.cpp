@@ -30,6 +30,7 @@ struct tally {
   long total() const { return count; }
   bool ordered() const { return !out_of_order; }
   int crash(int) { throw am::actor_fault("crash on purpose"); }
+  long bump() { return ++count; }
   long count = 0;
   std::vector<long> last_k = std::vector<long>(16, -1);
   bool out_of_order = false;
@@ -39,7 +40,21 @@ const auto tally_class = am::actor_class<tally>("stress.tally")
                            .endpoint("add", &tally::add)
                            .endpoint("total", &tally::total)
                            .endpoint("ordered", &tally::ordered)
-                           .endpoint("crash", &tally::crash);
+                           .endpoint("crash", &tally::crash)
+                           .endpoint("bump", &tally::bump);
+
+/// A coroutine endpoint that awaits two calls to another actor: its actor serves the other
+/// relays' calls (and their resumptions) while each waits.
+struct relay {
+  explicit relay(const am::actor_point&) {}
+  am::task<long> via(am::actor_mesh<tally> target) {
+    long first = co_await target.call_one(&tally::bump);
+    long second = co_await target.call_one(&tally::bump);
+    co_return second - first; // at least 1: the target counts up
+  }
+};
+
+const auto relay_class = am::actor_class<relay>("stress.relay").endpoint("via", &relay::via);
 
 /// Runs `body(thread)` on `threads` threads and joins them.
 template <class Body>
@@ -175,6 +190,64 @@ TEST_CASE("stopping a mesh, or the runtime, while threads call: every call ends 
         CHECK(other == 0);
         CHECK(values + named == threads * 400L);
       }
+    }
+  }
+}
+
+TEST_CASE("coroutine endpoints awaiting another actor from many threads, and the runtime stopping under them",
+          "[stress][actor_mesh][coroutines]") {
+  for (int threads : {1, 4, 16}) {
+    DYNAMIC_SECTION(threads << " threads") {
+      am::runtime rt(am::test::stress_options());
+      auto relays = relay_class.spawn(am::actor_layout::per_device());
+      auto target = tally_class.spawn(am::actor_layout::per_device()).slice("host", 0).slice("device", 0);
+      const int rounds = am::test::scaled_by_devices(800, 10) / threads;
+      std::atomic<long> bad{0};
+      on_threads(threads, [&](int) {
+        for (int i = 0; i < rounds; ++i) {
+          if (i % 2 == 0) {
+            for (auto gap : relays.call(&relay::via, target).get(60s))
+              bad += gap < 1;
+          } else {
+            bad += relays.choose(&relay::via, target).get(60s) < 1;
+          }
+        }
+      });
+      CHECK(bad == 0);
+      const long calls = threads * (((rounds + 1) / 2) * static_cast<long>(relays.size()) + rounds / 2);
+      CHECK(target.call_one(&tally::total).get(60s) == 2 * calls);
+    }
+    DYNAMIC_SECTION(threads << " threads, stopping the runtime") {
+      std::atomic<long> values{0}, named{0}, other{0};
+      std::atomic<bool> go{false};
+      {
+        am::runtime rt(am::test::stress_options());
+        auto relays = relay_class.spawn(am::actor_layout::per_device());
+        auto target = tally_class.spawn(am::actor_layout::per_device()).slice("host", 0).slice("device", 0);
+        std::vector<std::thread> callers;
+        for (int t = 0; t < threads; ++t)
+          callers.emplace_back([&] {
+            while (!go)
+              std::this_thread::yield();
+            for (int i = 0; i < 200; ++i) {
+              try {
+                relays.choose(&relay::via, target).get(60s);
+                ++values;
+              } catch (const am::runtime_error&) { // the runtime stopped, or the actor with it
+                ++named;
+              } catch (...) {
+                ++other;
+              }
+            }
+          });
+        go = true;
+        std::this_thread::sleep_for(5ms);
+        rt.stop();
+        for (auto& c : callers)
+          c.join();
+      }
+      CHECK(other == 0);
+      CHECK(values + named == threads * 200L);
     }
   }
 }
