@@ -17,6 +17,7 @@
 
 #include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actormesh/actor_mesh/actor_layout.hpp"
+#include "actormesh/actor_mesh/detail/actor_constructor.hpp"
 #include "actormesh/actor_mesh/detail/class_registry.hpp"
 #include "actormesh/actor_mesh/detail/endpoint_task.hpp"
 #include "actormesh/actor_mesh/detail/endpoint_traits.hpp"
@@ -255,24 +256,16 @@ public:
   /// Spawns one T per point of `layout`, each constructed on its own actor's thread from `args`
   /// (copied; C strings as std::string), with the point first when T takes `const am::actor_point&`
   /// before them. A constructor that throws fails that actor (its policy decides what follows).
+  /// On a single-controller cluster's controller, the points in workers' processes are built there
+  /// from the arguments' encoding (their types must travel, else am::type_error).
   template <class... A>
   actor_mesh<T> spawn(const actor_layout& layout, A&&... args) const {
-    std::tuple<detail::recorded_argument<A>...> recorded(std::forward<A>(args)...);
-    detail::actor_factory factory = [recorded = std::move(recorded)](const actor_point& point) {
-      return std::apply(
-        [&point](const auto&... a) -> std::shared_ptr<void> {
-          if constexpr (std::is_constructible_v<T, const actor_point&, const detail::recorded_argument<A>&...>)
-            return std::make_shared<T>(point, a...);
-          else
-            return std::make_shared<T>(a...);
-        },
-        recorded);
-    };
-    static_assert(std::is_constructible_v<T, const detail::recorded_argument<A>&...>
-                    || std::is_constructible_v<T, const actor_point&, const detail::recorded_argument<A>&...>,
-                  "actor_class::spawn: T cannot be constructed from these arguments");
+    using constructor = detail::actor_constructor<T, detail::recorded_argument<A>...>;
+    static_assert(constructor::constructible, "actor_class::spawn: T cannot be constructed from these arguments");
+    auto recorded = std::make_shared<const std::tuple<detail::recorded_argument<A>...>>(std::forward<A>(args)...);
     auto endpoints = detail::endpoints_of(*info_);
-    auto core = detail::spawn_mesh(info_->name, layout, std::move(factory), policy_, endpoints);
+    auto core = detail::spawn_mesh(info_->name, layout, constructor::factory(recorded), policy_, endpoints,
+                                   constructor::remote(recorded));
     return actor_mesh<T>(core, std::move(endpoints), detail::spawned_layout(*core));
   }
 

@@ -29,6 +29,15 @@ std::shared_ptr<actor_class_info> register_actor_class(const std::string& name) 
   return slot;
 }
 
+std::shared_ptr<const actor_class_info> find_actor_class(const std::string& name) {
+  std::lock_guard<std::mutex> guard(registry_mutex);
+  auto it = classes().find(name);
+  if (it == classes().end())
+    throw value_error("actor class '" + name + "' is not registered in this process (every process of the "
+                      "program registers the same classes: is it running the same binary?)");
+  return it->second;
+}
+
 void add_endpoint(actor_class_info& info, endpoint_entry entry) {
   std::lock_guard<std::mutex> guard(info.mutex);
   for (auto& e : info.endpoints) {

@@ -43,6 +43,9 @@ struct actor_class_info {
 /// Registers a class name; throws am::value_error when it is taken.
 std::shared_ptr<actor_class_info> register_actor_class(const std::string& name);
 
+/// The class registered as `name`; throws am::value_error when there is none.
+std::shared_ptr<const actor_class_info> find_actor_class(const std::string& name);
+
 /// Adds an endpoint; throws am::value_error when its name or its member function is taken.
 void add_endpoint(actor_class_info& info, endpoint_entry entry);
 

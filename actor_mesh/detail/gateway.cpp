@@ -79,6 +79,20 @@ public:
     meshes_[key] = std::move(core);
   }
 
+  /// Connects to the gateways of processes 1 to this one's index - 1 (once): so that between two
+  /// processes other than the coordinator the higher one opens the connection, and two calls
+  /// crossing each other never open two at once (CAF then closes both, failing the calls on
+  /// them; seen with TLS, whose handshake widens the window). Process 0's connection is the
+  /// cluster's own.
+  void connect_lower_peers() {
+    std::lock_guard<std::mutex> once(lower_peers_mutex_);
+    if (lower_peers_connected_)
+      return;
+    for (int p = 1; p < context_.process_index(); ++p)
+      peer_of(p);
+    lower_peers_connected_ = true;
+  }
+
   void unregister_mesh(const std::string& key) {
     std::lock_guard<std::mutex> guard(mutex_);
     meshes_.erase(key);
@@ -291,6 +305,8 @@ private:
   std::uint64_t last_request_ = 0;
   std::vector<std::optional<std::string>> failed_; ///< by process: its failure notice, once known
   std::mutex connect_mutex_;      ///< held while connecting to a process's gateway
+  std::mutex lower_peers_mutex_;  ///< held by connect_lower_peers
+  bool lower_peers_connected_ = false;
   std::mutex peers_mutex_;        ///< guards peers_ (never held while connecting)
   std::vector<caf::actor> peers_; ///< by process: its gateway, once connected
 };
@@ -359,6 +375,8 @@ void register_mesh(actor_gateway& gateway, const std::string& key, std::weak_ptr
 }
 
 void unregister_mesh(actor_gateway& gateway, const std::string& key) { gateway.unregister_mesh(key); }
+
+void connect_lower_peers(actor_gateway& gateway) { gateway.connect_lower_peers(); }
 
 void send_call(actor_gateway& gateway, int process, actor_call call, const std::string& who, int rank,
                answer_callback answer) {

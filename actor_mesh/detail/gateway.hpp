@@ -26,6 +26,11 @@ std::shared_ptr<actor_gateway> gateway_of(runtime_context& context);
 /// Makes mesh `key` (a collective spawn's) reachable from other processes.
 void register_mesh(actor_gateway& gateway, const std::string& key, std::weak_ptr<mesh_core> core);
 
+/// Connects this process's gateway to those of processes 1 .. own index - 1, once (a collective
+/// spawn does, before its barrier): each pair of processes then has one connection, opened by the
+/// higher one, whichever of them calls first later.
+void connect_lower_peers(actor_gateway& gateway);
+
 /// Forgets mesh `key` (its local actors stopped).
 void unregister_mesh(actor_gateway& gateway, const std::string& key);
 

@@ -4,6 +4,7 @@
 #include "actor_mesh/detail/gateway.hpp"
 #include "actor_mesh/detail/mesh_serving.hpp"
 #include "actor_mesh/detail/user_actor.hpp"
+#include "actor_mesh/detail/worker_meshes.hpp"
 #include "actors/cluster_services.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/options.hpp"
@@ -16,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace am::detail {
@@ -159,26 +161,35 @@ public:
   mesh_core(const mesh_core&) = delete;
   mesh_core& operator=(const mesh_core&) = delete;
 
+  /// Spawns this process's actors of `layout`. `remote` builds the points of a single-controller
+  /// cluster's workers (on its controller); `part_key` names a worker's part of its controller's
+  /// mesh (empty otherwise).
   void start(const actor_layout& layout, const actor_factory& factory, std::weak_ptr<mesh_core> self,
-             std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
+             std::shared_ptr<const std::vector<endpoint_entry>> endpoints, const remote_construction* remote,
+             const std::string& part_key) {
     auto context = current_context();
     auto own = context->process_index();
-    bool elsewhere = false;
+    std::set<int> elsewhere; // the other processes that own points
     for (auto& point : layout.points())
-      elsewhere = elsewhere || point.process != own;
+      if (point.process != own)
+        elsewhere.insert(point.process);
+    bool controller = context->worker_hosts() != nullptr;
+    bool part = !part_key.empty();
     // Every spawn of a multi-controller cluster is collective, whatever its points: the rule must
     // be the same in every process (a mesh all in process 0 is local there, remote elsewhere).
-    bool collective = context->worker_hosts() == nullptr && context->cluster().process_count() > 1;
-    if (elsewhere && !collective)
+    bool collective = !controller && !part && context->config().role == process_role::peer
+                      && context->cluster().process_count() > 1;
+    bool drives_workers = controller && !elsewhere.empty();
+    if (!elsewhere.empty() && !collective && !drives_workers && !part)
       throw value_error("spawning actors of class '" + class_name_
-                        + "' in the workers' processes: a single-controller cluster's controller spawns actor meshes "
-                          "in its own process only (this build has no remote construction)");
+                        + "' in other processes: a worker process spawns actor meshes in its own process only "
+                          "(its controller spawns over the workers)");
     endpoints_ = std::move(endpoints);
     auto store = context->service(actor_store_key, [&] { return std::make_shared<actor_store>(actor_system_of(*context)); });
     std::shared_ptr<actor_gateway> gateway;
-    if (collective) {
+    if (collective || drives_workers || part) {
       gateway = gateway_of(*context);
-      key_ = next_collective_key(class_name_);
+      key_ = part ? part_key : next_collective_key(class_name_);
     }
     auto shared_factory = std::make_shared<const actor_factory>(factory);
     std::vector<actor_point> points;
@@ -201,11 +212,20 @@ public:
     store_ = store;
     store_id_ = store->add(group_);
     context_ = context;
-    if (collective) {
+    if (gateway) {
       gateway_ = gateway;
       register_mesh(*gateway, key_, self);
-      // Every process has registered its part before any call can reach it.
+    }
+    if (collective) {
+      connect_lower_peers(*gateway);
+      // Every process has registered its part (and opened its connections) before any call can
+      // reach it.
       context->cluster().barrier("am.actor_mesh.spawn." + key_, context->config().collective_timeout);
+    }
+    if (drives_workers) {
+      std::vector<int> workers(elsewhere.begin(), elsewhere.end());
+      spawn_in_workers(*context, workers, key_, class_name_, *layout_, policy_, *remote, context->config().collective_timeout);
+      worker_parts_ = std::move(workers); // stopped with the mesh from now on
     }
   }
 
@@ -328,22 +348,19 @@ public:
     std::size_t local = 0;
     for (auto& actor : group_->actors)
       local += actor ? 1 : 0;
-    if (local == 0) {
+    // Done once every local actor has stopped and, on a controller, every worker's part.
+    auto remaining = std::make_shared<std::atomic<std::size_t>>(local + 1);
+    auto finish_one = [remaining, done, store = store_, id = store_id_]() mutable {
+      if (remaining->fetch_sub(1) != 1)
+        return;
+      if (auto s = store.lock())
+        s->remove(id);
       done.set_value();
-      return *stopped_;
-    }
-    auto remaining = std::make_shared<std::atomic<std::size_t>>(local);
-    auto store = store_;
-    auto id = store_id_;
+    };
     for (auto& actor : group_->actors)
       if (actor)
-        send_stop(actor, [remaining, done, store, id]() mutable {
-          if (remaining->fetch_sub(1) != 1)
-            return;
-          if (auto s = store.lock())
-            s->remove(id);
-          done.set_value();
-        });
+        send_stop(actor, finish_one);
+    stop_worker_parts(finish_one);
     return *stopped_;
   }
 
@@ -401,7 +418,20 @@ private:
     return static_cast<std::size_t>(rank);
   }
 
-  bool collective() const noexcept { return !key_.empty(); }
+  /// Asks the workers that hold parts of this mesh to stop them, then calls `finished` (at once
+  /// when there are none, or when the runtime is stopping: the workers' runtimes stop with it).
+  void stop_worker_parts(std::function<void()> finished) {
+    auto context = context_.lock();
+    if (worker_parts_.empty() || !context) {
+      finished();
+      return;
+    }
+    try {
+      stop_in_workers(*context, worker_parts_, key_).on_ready(std::move(finished));
+    } catch (...) { // the runtime is stopping
+      finished();
+    }
+  }
 
   /// "actor 'trainer' at {host: 1, device: 0} (process 1)".
   std::string who(const actor_cell& cell) const {
@@ -436,8 +466,9 @@ private:
   std::optional<actor_layout> layout_;
   std::shared_ptr<const std::vector<endpoint_entry>> endpoints_; ///< what calls from other processes may run
   std::vector<bool> local_;                  ///< by rank: the actor runs in this process
-  std::string key_;                          ///< a collective spawn's key (empty: this process only)
+  std::string key_;                          ///< the key at the gateways (empty: this process only)
   std::weak_ptr<actor_gateway> gateway_;     ///< a collective spawn's
+  std::vector<int> worker_parts_;            ///< on a controller: the workers holding parts of it
   std::weak_ptr<runtime_context> context_;
   std::shared_ptr<actor_group> group_ = std::make_shared<actor_group>();
   std::weak_ptr<actor_store> store_;
@@ -451,9 +482,18 @@ private:
 
 std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
                                       supervision_policy policy,
-                                      std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
+                                      std::shared_ptr<const std::vector<endpoint_entry>> endpoints,
+                                      remote_construction remote) {
   auto core = std::make_shared<mesh_core>(std::move(class_name), policy);
-  core->start(layout, factory, core, std::move(endpoints));
+  core->start(layout, factory, core, std::move(endpoints), &remote, {});
+  return core;
+}
+
+std::shared_ptr<mesh_core> spawn_mesh_part(std::string key, std::string class_name, const actor_layout& layout,
+                                           actor_factory factory, supervision_policy policy,
+                                           std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
+  auto core = std::make_shared<mesh_core>(std::move(class_name), policy);
+  core->start(layout, factory, core, std::move(endpoints), nullptr, key);
   return core;
 }
 

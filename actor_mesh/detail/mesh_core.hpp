@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +25,30 @@ using actor_factory = std::function<std::shared_ptr<void>(const actor_point& poi
 
 class mesh_core;
 
+/// How a worker process builds the instances of its points: the key of the travelling constructor
+/// (actor_constructor.hpp) and the constructor arguments, encoded when asked (nothing when one of
+/// their types cannot travel).
+struct remote_construction {
+  std::string constructor;
+  std::function<std::optional<std::string>()> encode_arguments;
+};
+
 /// Spawns one actor per point of `layout` that this process owns, each constructing its instance
 /// with `factory` first thing on its own thread. In a multi-controller cluster of several processes
 /// every spawn is collective: every process spawns the same meshes in the same order, each
 /// constructs its own points, and it returns once every process has. On the controller of a
-/// single-controller cluster, points in the workers' processes are refused (am::value_error).
+/// single-controller cluster, each worker owning points is asked to build them (with `remote`),
+/// and it returns once every one has; arguments that cannot travel are refused (am::type_error).
 std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout& layout, actor_factory factory,
                                       supervision_policy policy,
-                                      std::shared_ptr<const std::vector<endpoint_entry>> endpoints);
+                                      std::shared_ptr<const std::vector<endpoint_entry>> endpoints,
+                                      remote_construction remote);
+
+/// A worker's part of a mesh its controller spawned (worker_meshes.cpp): the actors of the points
+/// of `layout` in this process, reachable under `key` at this process's gateway.
+std::shared_ptr<mesh_core> spawn_mesh_part(std::string key, std::string class_name, const actor_layout& layout,
+                                           actor_factory factory, supervision_policy policy,
+                                           std::shared_ptr<const std::vector<endpoint_entry>> endpoints);
 
 /// True when the actor of rank `rank` runs in this process.
 bool is_local(const mesh_core& core, int rank);

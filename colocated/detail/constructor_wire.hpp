@@ -37,17 +37,11 @@ template <class A>
 using recorded_argument = std::conditional_t<std::is_same_v<std::decay_t<A>, const char*> || std::is_same_v<std::decay_t<A>, char*>,
                                              std::string, std::decay_t<A>>;
 
-/// How a T built from A... travels: its registry key, its arguments' encoding, and the
-/// registration itself (a static member's initializer, run in every process of the binary).
-template <class T, class... A>
-struct travelling_constructor {
+/// Constructor arguments of types A... as bytes: encoded when every type travels, decoded in
+/// order, refusing bytes left over (am::value_error).
+template <class... A>
+struct argument_wire {
   static constexpr bool can_travel = (travels<A> && ...);
-
-  /// The registry key: the C++ types, as this binary names them.
-  static std::string key() {
-    (void)registered; // odr-use: instantiating key() instantiates the registration
-    return make_key();
-  }
 
   /// The arguments encoded, or nothing when one of their types cannot travel.
   static std::optional<std::string> encode(const A&... args) {
@@ -60,16 +54,37 @@ struct travelling_constructor {
     }
   }
 
+  /// The arguments of `bytes` (only for types that travel).
+  static std::tuple<A...> decode(const std::string& bytes) {
+    wire_reader r(bytes);
+    std::tuple<A...> args{read_value<A>(r)...}; // braces: read in order
+    r.finish();
+    return args;
+  }
+};
+
+/// How a T built from A... travels: its registry key, its arguments' encoding, and the
+/// registration itself (a static member's initializer, run in every process of the binary).
+template <class T, class... A>
+struct travelling_constructor {
+  static constexpr bool can_travel = argument_wire<A...>::can_travel;
+
+  /// The registry key: the C++ types, as this binary names them.
+  static std::string key() {
+    (void)registered; // odr-use: instantiating key() instantiates the registration
+    return make_key();
+  }
+
+  /// The arguments encoded, or nothing when one of their types cannot travel.
+  static std::optional<std::string> encode(const A&... args) { return argument_wire<A...>::encode(args...); }
+
 private:
   static std::string make_key() { return std::string(typeid(T).name()) + "/" + typeid(std::tuple<A...>).name(); }
 
   static std::shared_ptr<void> build(const std::string& bytes) {
     if constexpr (can_travel) {
-      wire_reader r(bytes);
-      std::tuple<A...> args{read_value<A>(r)...}; // braces: read in order
-      r.finish();
-      return std::static_pointer_cast<void>(
-        std::apply([](const auto&... a) { return std::make_shared<T>(a...); }, args));
+      return std::static_pointer_cast<void>(std::apply([](const auto&... a) { return std::make_shared<T>(a...); },
+                                                       argument_wire<A...>::decode(bytes)));
     } else {
       return nullptr; // never sent: encode() gave nothing
     }

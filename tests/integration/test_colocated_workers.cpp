@@ -5,6 +5,7 @@
 // thread's calls, the lifetime of objects, the errors, and a worker killed mid-call.
 #include "support/build_paths.hpp"
 #include "support/process_group.hpp"
+#include "support/single_controller.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,8 +16,6 @@
 namespace {
 
 using namespace std::chrono_literals;
-using am::testing::cluster_env;
-using am::testing::free_loopback_port;
 using am::testing::process_group;
 
 const std::string probe = am::testing::test_program_dir() + "/colocated_workers_probe";
@@ -24,18 +23,7 @@ const std::string probe = am::testing::test_program_dir() + "/colocated_workers_
 /// Starts the controller (index 0) playing `scenario`, then `workers` workers of the same binary.
 void start_cluster(process_group& group, int workers, const std::string& scenario,
                    const std::map<std::string, std::string>& extra = {}) {
-  int port = free_loopback_port();
-  int count = workers + 1;
-  for (int p = 0; p < count; ++p) {
-    auto env = cluster_env(p, count, port);
-    env["AM_ROLE"] = p == 0 ? "controller" : "worker";
-    for (auto& [k, v] : extra)
-      env[k] = v;
-    if (p == 0)
-      group.start({probe, scenario}, env);
-    else
-      group.start({probe}, env);
-  }
+  am::testing::start_single_controller(group, probe, workers, scenario, extra);
 }
 
 /// Plays `scenario` on a controller with `workers` workers, requires every process to end within

@@ -18,6 +18,7 @@
 //                                       1's code and ending: the worker's thread count before and after
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
+#include "support/single_controller.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -276,37 +277,11 @@ int threads_scenario() {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  const char* role = std::getenv("AM_ROLE");
-  try {
-    am::runtime rt;
-    if (role && std::string(role) == "worker") {
-      rt.serve();
-      say("worker " + std::to_string(am::process_index()) + " done");
-      return 0;
-    }
-    if (argc < 2) {
-      std::fprintf(stderr, "usage: colocated_workers_probe functions|concurrency|objects|spanning|kill\n");
-      return 2;
-    }
-    std::string scenario = argv[1];
-    say("controller of " + std::to_string(am::process_count()) + " processes");
-    if (scenario == "functions")
-      return functions();
-    if (scenario == "concurrency")
-      return concurrency();
-    if (scenario == "objects")
-      return objects();
-    if (scenario == "spanning")
-      return spanning();
-    if (scenario == "kill")
-      return kill_scenario();
-    if (scenario == "threads")
-      return threads_scenario();
-    std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
-    return 2;
-  } catch (const std::exception& e) {
-    am::testing::report(e);
-    return 1;
-  }
+  return am::testing::serve_or_play(argc, argv, {
+      {"functions", functions},
+      {"concurrency", concurrency},
+      {"objects", objects},
+      {"spanning", spanning},
+      {"kill", kill_scenario},
+      {"threads", threads_scenario}});
 }
