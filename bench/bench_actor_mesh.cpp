@@ -1,6 +1,7 @@
 // Actor mesh benchmark: a call's round trip to one actor, a call to every actor of a mesh of 32
-// with its answers gathered, asynchronous calls from several threads, and one-way messages from one
-// thread, each against raw CAF doing the same in the same run (and Ray's actor calls, when Ray is
+// with its answers gathered, asynchronous calls from several threads, one-way messages from one
+// thread, and a relayed call (a coroutine endpoint awaiting another actor, against one blocking on
+// it), each against raw CAF doing the same in the same run (and Ray's actor calls, when Ray is
 // installed: bench/ray_peer.py in a child process).
 //
 //   ./build/bench/bench_actor_mesh [--rounds N] [--threads T] [--calls C] [--messages M] [--actors A]
@@ -29,6 +30,7 @@ using am::bench::echo;
 using am::bench::echo_class;
 using am::bench::seconds_since;
 using am::bench::spawn_caf_echo;
+using am::bench::spawn_caf_relay;
 using am::bench::percentile;
 using am::bench::ping_atom;
 using am::bench::round_trips;
@@ -63,8 +65,11 @@ double caf_async_rate(caf::actor_system& sys, const caf::actor& target, int thre
   return threads * calls / seconds_since(start);
 }
 
-/// Actor mesh: `threads` threads each issue `calls` call_one to one actor, then wait for them.
-double mesh_async_rate(const am::actor_mesh<echo>& one, int threads, int calls) {
+
+/// `threads` threads each issue `calls` calls through `call` (a future each), then wait for
+/// them: calls/s.
+template <class Call>
+double async_rate(int threads, int calls, Call call) {
   std::vector<std::thread> workers;
   auto start = call_clock::now();
   for (int t = 0; t < threads; ++t)
@@ -72,7 +77,7 @@ double mesh_async_rate(const am::actor_mesh<echo>& one, int threads, int calls) 
       std::vector<am::future<int>> answers;
       answers.reserve(static_cast<std::size_t>(calls));
       for (int i = 0; i < calls; ++i)
-        answers.push_back(one.call_one(&echo::ping, i));
+        answers.push_back(call(i));
       for (auto& a : answers)
         a.get();
     });
@@ -153,7 +158,7 @@ int run(int argc, char** argv) {
   double gather_ratio = percentile(mesh_gather, 0.5) / percentile(caf_gather, 0.5);
   am::bench::ratio_line(gather_ratio, "gathered call / raw CAF requests");
 
-  double mesh_rate = mesh_async_rate(one, threads, calls);
+  double mesh_rate = async_rate(threads, calls, [&](int i) { return one.call_one(&echo::ping, i); });
   double caf_rate = caf_async_rate(peer, caf_one, threads, calls);
   fmt::print("asynchronous calls to one actor from {} threads:\n", threads);
   fmt::print("  {:<56} {:9.0f} calls/s\n", "actor mesh call_one", mesh_rate);
@@ -177,6 +182,49 @@ int run(int argc, char** argv) {
   fmt::print("  {:<56} {:9.0f} msgs/s\n", "actor mesh broadcast on a mesh of one", mesh_oneway);
   fmt::print("  {:<56} {:9.0f} msgs/s   mesh/peer rate {:.2f}\n", "raw CAF anon_send", caf_oneway, mesh_oneway / caf_oneway);
   am::bench::ratio_line(mesh_oneway / caf_oneway, "one-way rate / raw CAF anon_send's");
+
+  // A relay: an actor that answers each call with another actor's answer, awaiting it in a
+  // coroutine endpoint, blocking its thread on it, or (raw CAF) through request(...).then.
+  auto next = echo_class.spawn(am::actor_layout::per_process());
+  auto relay = echo_class.spawn(am::actor_layout::per_process());
+  auto caf_next = spawn_caf_echo(peer);
+  auto caf_relay = spawn_caf_relay(peer, caf_next);
+  std::vector<double> coroutine_trip, blocking_trip, caf_relay_trip;
+  {
+    caf::scoped_actor self{peer};
+    auto relay_rounds = std::max(1, rounds / 2);
+    for (int done = 0; done < relay_rounds; done += 500) {
+      auto block = std::min(500, relay_rounds - done);
+      auto co = round_trips(block, [&] { relay.call_one(&echo::relay, next, 1).get(); });
+      auto bl = round_trips(block, [&] { relay.call_one(&echo::relay_blocking, next, 1).get(); });
+      auto c = round_trips(block, [&] {
+        self->request(caf_relay, caf::infinite, ping_atom::value, 1).receive([](int) {}, [](caf::error&) {});
+      });
+      coroutine_trip.insert(coroutine_trip.end(), co.begin(), co.end());
+      blocking_trip.insert(blocking_trip.end(), bl.begin(), bl.end());
+      caf_relay_trip.insert(caf_relay_trip.end(), c.begin(), c.end());
+    }
+  }
+  fmt::print("a relayed call (the actor answers with another actor's answer; interleaved blocks of 500), median:\n");
+  print_time("actor mesh coroutine endpoint (co_await call_one)", coroutine_trip, 0);
+  print_time("actor mesh endpoint blocking on call_one(...).get()", blocking_trip, percentile(coroutine_trip, 0.5));
+  print_time("raw CAF relay through request(...).then", caf_relay_trip, percentile(coroutine_trip, 0.5));
+  am::bench::ratio_line(percentile(coroutine_trip, 0.5) / percentile(caf_relay_trip, 0.5),
+                        "coroutine relay round trip / raw CAF request-then relay");
+  auto relay_calls = std::max(1, calls / 4);
+  double coroutine_rate = async_rate(threads, relay_calls, [&](int i) { return relay.call_one(&echo::relay, next, i); });
+  double blocking_rate =
+    async_rate(threads, relay_calls, [&](int i) { return relay.call_one(&echo::relay_blocking, next, i); });
+  double caf_then_rate = caf_async_rate(peer, caf_relay, threads, relay_calls);
+  fmt::print("asynchronous relayed calls from {} threads:\n", threads);
+  fmt::print("  {:<56} {:9.0f} calls/s\n", "actor mesh coroutine endpoint", coroutine_rate);
+  fmt::print("  {:<56} {:9.0f} calls/s   coroutine/blocking rate {:.2f}\n", "actor mesh blocking endpoint",
+             blocking_rate, coroutine_rate / blocking_rate);
+  fmt::print("  {:<56} {:9.0f} calls/s   coroutine/peer rate {:.2f}\n", "raw CAF request(...).then relay",
+             caf_then_rate, coroutine_rate / caf_then_rate);
+  am::bench::ratio_line(coroutine_rate / caf_then_rate, "coroutine relay rate / raw CAF request-then relay's");
+  caf::anon_send_exit(caf_relay, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(caf_next, caf::exit_reason::user_shutdown);
 
   std::optional<am::bench::ray_figures> ray;
   if (no_ray)

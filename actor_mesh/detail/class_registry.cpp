@@ -39,6 +39,9 @@ std::shared_ptr<const actor_class_info> find_actor_class(const std::string& name
 }
 
 void add_endpoint(actor_class_info& info, endpoint_entry entry) {
+  if (entry.name.empty() || entry.name.rfind("am.", 0) == 0)
+    throw value_error("actor class '" + info.name + "': the endpoint name '" + entry.name
+                      + "' is empty or starts with \"am.\" (names the runtime keeps for itself)");
   std::lock_guard<std::mutex> guard(info.mutex);
   for (auto& e : info.endpoints) {
     if (e.name == entry.name)

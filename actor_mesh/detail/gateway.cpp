@@ -93,6 +93,9 @@ public:
     lower_peers_connected_ = true;
   }
 
+  /// Connects to process `p`'s gateway now, unless connected already.
+  void connect_to(int p) { peer_of(p); }
+
   void unregister_mesh(const std::string& key) {
     std::lock_guard<std::mutex> guard(mutex_);
     meshes_.erase(key);
@@ -377,6 +380,8 @@ void register_mesh(actor_gateway& gateway, const std::string& key, std::weak_ptr
 void unregister_mesh(actor_gateway& gateway, const std::string& key) { gateway.unregister_mesh(key); }
 
 void connect_lower_peers(actor_gateway& gateway) { gateway.connect_lower_peers(); }
+
+void connect_to(actor_gateway& gateway, int process) { gateway.connect_to(process); }
 
 void send_call(actor_gateway& gateway, int process, actor_call call, const std::string& who, int rank,
                answer_callback answer) {

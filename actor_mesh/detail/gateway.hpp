@@ -31,6 +31,10 @@ void register_mesh(actor_gateway& gateway, const std::string& key, std::weak_ptr
 /// higher one, whichever of them calls first later.
 void connect_lower_peers(actor_gateway& gateway);
 
+/// Connects this process's gateway to process `process`'s now (unless it is already), so that a
+/// later send from an actor's thread does not wait for a connection.
+void connect_to(actor_gateway& gateway, int process);
+
 /// Forgets mesh `key` (its local actors stopped).
 void unregister_mesh(actor_gateway& gateway, const std::string& key);
 

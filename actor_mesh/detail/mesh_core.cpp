@@ -6,6 +6,7 @@
 #include "actor_mesh/detail/user_actor.hpp"
 #include "actor_mesh/detail/worker_meshes.hpp"
 #include "actors/cluster_services.hpp"
+#include "actors/detail/log.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/options.hpp"
 #include "devices/runtime_context.hpp"
@@ -265,7 +266,19 @@ public:
               who(cell), rank, std::move(answer));
   }
 
+  /// A worker's part: from now on its supervision events go to process `controller` too.
+  void report_to(int controller) {
+    if (auto gateway = gateway_.lock())
+      connect_to(*gateway, controller); // before any event, off the actors' threads
+    std::lock_guard<std::mutex> guard(events_mutex_);
+    report_to_ = controller;
+  }
+
   void serve(actor_call call, std::function<void(const actor_answer&)> reply) {
+    if (call.endpoint == supervision_endpoint) {
+      take_forwarded_event(call);
+      return; // one-way: nothing to answer
+    }
     if (call.rank < 0 || static_cast<std::size_t>(call.rank) >= local_.size() || !local_[static_cast<std::size_t>(call.rank)]) {
       reply(error_answer(call.request, std::make_exception_ptr(value_error(
                                          "actor mesh '" + key_ + "' has no actor of rank " + std::to_string(call.rank)
@@ -440,25 +453,59 @@ private:
   }
 
   supervision_event event_of(const actor_cell& cell, const std::exception_ptr& cause) const {
+    return event_of_text(cell, describe_exception(cause));
+  }
+
+  supervision_event event_of_text(const actor_cell& cell, std::string cause) const {
     supervision_event event;
     event.class_name = class_name_;
     event.rank = cell.context.point.rank;
     event.coords = cell.context.point.coords;
     event.point = point_string(cell.context.axis_names, cell.context.point.coords);
     event.process = cell.context.point.process;
-    event.cause = describe_exception(cause);
+    event.cause = std::move(cause);
     return event;
   }
 
   void report(const supervision_event& event) {
     std::shared_ptr<std::function<void(const supervision_event&)>> callback;
+    std::optional<int> forward_to;
     {
       std::lock_guard<std::mutex> guard(events_mutex_);
       events_.push_back(event);
       callback = callback_;
+      forward_to = report_to_;
     }
     if (callback && *callback)
       (*callback)(event);
+    if (forward_to)
+      if (auto gateway = gateway_.lock())
+        send_call(*gateway, *forward_to, actor_call{key_, event.rank, supervision_endpoint, 0, encode_event(event)},
+                  "the controller's mesh '" + key_ + "'", event.rank, nullptr);
+  }
+
+  /// An event a worker's part forwarded: kept if it names an actor this process does not run
+  /// (a peer cannot pass off events of this process's own actors), dropped otherwise.
+  void take_forwarded_event(const actor_call& call) {
+    supervision_event event;
+    try {
+      event = decode_event(call.arguments);
+    } catch (const std::exception& e) {
+      log(log_level::warning, "actor mesh '{}': dropped a malformed supervision event: {}", key_, e.what());
+      return;
+    }
+    if (event.rank < 0 || static_cast<std::size_t>(event.rank) >= local_.size() || local_[static_cast<std::size_t>(event.rank)]
+        || event.rank != call.rank) {
+      log(log_level::warning, "actor mesh '{}': dropped a supervision event for rank {}", key_, event.rank);
+      return;
+    }
+    // What the layout says, not what the sender says, names the actor.
+    auto& cell = *group_->cells[static_cast<std::size_t>(event.rank)];
+    auto kind = event.what;
+    auto cause = std::move(event.cause);
+    event = event_of_text(cell, std::move(cause));
+    event.what = kind;
+    report(event);
   }
 
   std::string class_name_;
@@ -477,6 +524,7 @@ private:
   std::optional<future<void>> stopped_; ///< guarded by group_->mutex
   mutable std::mutex events_mutex_;
   std::vector<supervision_event> events_;
+  std::optional<int> report_to_; ///< a worker's part: the controller it forwards its events to
   std::shared_ptr<std::function<void(const supervision_event&)>> callback_;
 };
 
@@ -491,9 +539,11 @@ std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout
 
 std::shared_ptr<mesh_core> spawn_mesh_part(std::string key, std::string class_name, const actor_layout& layout,
                                            actor_factory factory, supervision_policy policy,
-                                           std::shared_ptr<const std::vector<endpoint_entry>> endpoints) {
+                                           std::shared_ptr<const std::vector<endpoint_entry>> endpoints,
+                                           int controller) {
   auto core = std::make_shared<mesh_core>(std::move(class_name), policy);
   core->start(layout, factory, core, std::move(endpoints), nullptr, key);
+  core->report_to(controller);
   return core;
 }
 

@@ -45,10 +45,12 @@ std::shared_ptr<mesh_core> spawn_mesh(std::string class_name, const actor_layout
                                       remote_construction remote);
 
 /// A worker's part of a mesh its controller spawned (worker_meshes.cpp): the actors of the points
-/// of `layout` in this process, reachable under `key` at this process's gateway.
+/// of `layout` in this process, reachable under `key` at this process's gateway; their
+/// supervision events go to process `controller`'s mesh too.
 std::shared_ptr<mesh_core> spawn_mesh_part(std::string key, std::string class_name, const actor_layout& layout,
                                            actor_factory factory, supervision_policy policy,
-                                           std::shared_ptr<const std::vector<endpoint_entry>> endpoints);
+                                           std::shared_ptr<const std::vector<endpoint_entry>> endpoints,
+                                           int controller);
 
 /// True when the actor of rank `rank` runs in this process.
 bool is_local(const mesh_core& core, int rank);

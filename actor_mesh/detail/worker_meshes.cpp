@@ -34,12 +34,29 @@ struct worker_mesh_request {
   std::vector<std::int64_t> axis_sizes;
   std::vector<std::int32_t> processes;            ///< by rank
   std::vector<std::vector<std::int32_t>> devices; ///< by rank, the device ids
+  std::int32_t controller = 0;                    ///< the process the part reports its events to
 };
 
 template <class Inspector>
 bool inspect(Inspector& f, worker_mesh_request& r) {
   return f(r.stop, r.key, r.class_name, r.constructor, r.arguments, r.max_restarts, r.window_ms, r.stop_mesh,
-           r.axis_names, r.axis_sizes, r.processes, r.devices);
+           r.axis_names, r.axis_sizes, r.processes, r.devices, r.controller);
+}
+
+/// A supervision event as it travels (its kind as a number).
+struct event_on_wire {
+  std::uint8_t what = 0;
+  std::string class_name;
+  std::int32_t rank = 0;
+  std::vector<std::int64_t> coords;
+  std::string point;
+  std::int32_t process = 0;
+  std::string cause;
+};
+
+template <class Inspector>
+bool inspect(Inspector& f, event_on_wire& e) {
+  return f(e.what, e.class_name, e.rank, e.coords, e.point, e.process, e.cause);
 }
 
 std::string encode_request(const worker_mesh_request& request) {
@@ -57,6 +74,35 @@ worker_mesh_request decode_request(const std::string& bytes) {
                       + " points and devices for " + std::to_string(request.devices.size()));
   return request;
 }
+
+} // namespace
+
+std::string encode_event(const supervision_event& event) {
+  event_on_wire e{static_cast<std::uint8_t>(event.what), event.class_name, event.rank, event.coords,
+                  event.point,                           event.process,    event.cause};
+  wire_writer w;
+  write_value(w, e);
+  return w.take();
+}
+
+supervision_event decode_event(const std::string& bytes) {
+  wire_reader r(bytes);
+  auto e = read_value<event_on_wire>(r);
+  r.finish();
+  if (e.what > static_cast<std::uint8_t>(supervision_event::kind::broadcast_failed))
+    throw value_error("malformed supervision event: kind " + std::to_string(e.what));
+  supervision_event event;
+  event.what = static_cast<supervision_event::kind>(e.what);
+  event.class_name = std::move(e.class_name);
+  event.rank = e.rank;
+  event.coords = std::move(e.coords);
+  event.point = std::move(e.point);
+  event.process = e.process;
+  event.cause = std::move(e.cause);
+  return event;
+}
+
+namespace {
 
 /// The parts of meshes this worker holds for its controller, by key, until it asks to stop them.
 class worker_mesh_parts {
@@ -103,7 +149,8 @@ void build_part(runtime_context& rt, const worker_mesh_request& request) {
   actor_layout layout(request.axis_names, request.axis_sizes, std::move(points));
   supervision_policy policy{request.max_restarts, std::chrono::milliseconds(request.window_ms), request.stop_mesh};
   auto parts = rt.service(worker_mesh_parts_key, [] { return std::make_shared<worker_mesh_parts>(); });
-  parts->add(request.key, spawn_mesh_part(request.key, request.class_name, layout, *factory, policy, endpoints_of(*info)));
+  parts->add(request.key, spawn_mesh_part(request.key, request.class_name, layout, *factory, policy, endpoints_of(*info),
+                                          request.controller));
 }
 
 /// The worker's service: builds or stops its part in the controller thread's lane.
@@ -169,6 +216,7 @@ void spawn_in_workers(runtime_context& rt, const std::vector<int>& workers, cons
   request.max_restarts = policy.max_restarts;
   request.window_ms = policy.window.count();
   request.stop_mesh = policy.stop_mesh;
+  request.controller = rt.process_index();
   request.axis_names = layout.axis_names();
   request.axis_sizes = layout.axis_sizes();
   for (auto& point : layout.points()) {

@@ -26,6 +26,16 @@ void spawn_in_workers(runtime_context& rt, const std::vector<int>& workers, cons
                       const std::string& class_name, const actor_layout& layout, const supervision_policy& policy,
                       const remote_construction& remote, std::chrono::milliseconds timeout);
 
+/// The endpoint name under which a worker's part sends its controller the supervision events of
+/// its actors (a one-way call to the controller's mesh); actor classes cannot register names
+/// starting with "am.".
+inline const std::string supervision_endpoint = "am.supervision_event";
+
+/// A supervision event as it travels to the controller, and back from bytes (am::value_error when
+/// malformed).
+std::string encode_event(const supervision_event& event);
+supervision_event decode_event(const std::string& bytes);
+
 /// Has every worker of `workers` stop its part of mesh `key` (after the calls already issued);
 /// the future resolves once each has answered, or failed to (a worker that is gone has no part).
 future<void> stop_in_workers(runtime_context& rt, const std::vector<int>& workers, const std::string& key);

@@ -57,9 +57,13 @@ TEST_CASE("a controller spawns an actor mesh over its workers' devices and calls
   CHECK(has(out, "square_sum [1 2 3] on the actors' devices: 14"));
   CHECK(has(out, "coroutine square_sum_later [1 2]: 105"));
   CHECK(has(out, "out of order: 0"));
+  // An array argument arrives on the actor's device; the answer comes back on the controller's.
+  CHECK(has(group[2].output(), "twice got its argument on device 5 of process 2"));
+  CHECK(has(out, "twice [1 2 3]: [2. 4. 6.] on device 0"));
   CHECK(has(out, "value_error: no such step"));
   CHECK(has(out, "broken on purpose"));
   CHECK(has(out, "after the restart, total: 100")); // a fresh instance from the travelled arguments
+  CHECK(has(out, "controller saw restarted of rank 0 at {device: 0} (process 1): am::actor_fault: broken on purpose"));
   CHECK(has(out, "stopped"));
   CHECK(has(out, "actor mesh of class 'probe.trainer' was stopped"));
   // The workers destroyed their instances: the restarted one twice (restart and stop).

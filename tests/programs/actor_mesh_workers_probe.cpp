@@ -61,6 +61,12 @@ struct trainer {
     auto y = co_await am::ready(am::sum(am::multiply(x, x)));
     co_return y.to_host().to_vector<double>()[0] + base;
   }
+  /// Twice `x`, which arrives on the actor's device; the answer travels back as an array.
+  am::array twice(am::array x) {
+    say("twice got its argument on device " + std::to_string(x.addressable_shards().at(0).device.id) + " of process "
+        + std::to_string(am::process_index()));
+    return x * 2.0;
+  }
   int slow() {
     std::this_thread::sleep_for(30s);
     return 0;
@@ -81,6 +87,7 @@ const auto trainer_class = am::actor_class<trainer>("probe.trainer")
                              .endpoint("faults", &trainer::faults)
                              .endpoint("square_sum", &trainer::square_sum)
                              .endpoint("square_sum_later", &trainer::square_sum_later)
+                             .endpoint("twice", &trainer::twice)
                              .endpoint("slow", &trainer::slow);
 
 struct opaque {
@@ -139,6 +146,10 @@ int calls() {
   auto last = trainers.slice("device", static_cast<std::int64_t>(trainers.size()) - 1);
   say("coroutine square_sum_later [1 2]: "
       + std::to_string(static_cast<int>(last.call_one(&trainer::square_sum_later, std::vector<float>{1, 2}).get(30s))));
+  auto here = am::device_put(am::host_array::from_vector(std::vector<float>{1, 2, 3}), am::local_devices().at(0));
+  auto doubled = last.call_one(&trainer::twice, here).get(30s);
+  say("twice [1 2 3]: " + am::to_string(doubled.to_host()) + " on device "
+      + std::to_string(doubled.addressable_shards().at(0).device.id));
   std::atomic<int> out_of_order{0};
   std::vector<std::thread> threads;
   for (int thread = 0; thread < 4; ++thread)
@@ -163,6 +174,20 @@ int calls() {
     am::testing::report(e);
   }
   say("after the restart, total: " + std::to_string(first.call_one(&trainer::total).get(30s)));
+  // The worker's part forwards its supervision events to the controller's mesh.
+  bool seen = false;
+  for (int i = 0; i < 500 && !seen; ++i) {
+    for (auto& e : trainers.supervision_events())
+      if (e.what == am::supervision_event::kind::restarted) {
+        say("controller saw " + am::to_string(e.what) + " of rank " + std::to_string(e.rank) + " at " + e.point
+            + " (process " + std::to_string(e.process) + "): " + e.cause);
+        seen = true;
+      }
+    if (!seen)
+      std::this_thread::sleep_for(10ms);
+  }
+  if (!seen)
+    say("controller saw no restart");
   trainers.stop().get(30s);
   say("stopped");
   try {

@@ -164,6 +164,11 @@ TEST_CASE("a class name is registered once, an endpoint name once per class", "[
   CHECK_THROWS_AS(am::actor_class<counter>("test.counter"), am::value_error);
   CHECK_THROWS_AS(counter_class.endpoint("add", &counter::not_an_endpoint), am::value_error);
   CHECK_THROWS_AS(counter_class.endpoint("add_again", &counter::add), am::value_error);
+  // Names starting with "am." are the runtime's own (a worker's part forwards its supervision
+  // events under one).
+  CHECK_THROWS_WITH(counter_class.endpoint("am.supervision_event", &counter::not_an_endpoint),
+                    Catch::Contains("names the runtime keeps for itself"));
+  CHECK_THROWS_AS(counter_class.endpoint("", &counter::not_an_endpoint), am::value_error);
 }
 
 TEST_CASE("an endpoint that throws fails its call only, and an actor fault fails the actor", "[actor_mesh]") {

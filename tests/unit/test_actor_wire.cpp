@@ -4,9 +4,11 @@
 #include <actormesh.hpp>
 
 #include "actor_mesh/detail/actor_wire.hpp"
+#include "support/cpu_options.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -84,7 +86,22 @@ TEST_CASE("values of every supported type travel unchanged", "[actor_wire]") {
   CHECK(round_trip(am::host_array::zeros({0, 4})).shape() == std::vector<std::int64_t>{0, 4});
   STATIC_REQUIRE(am::detail::travels<sample>);
   STATIC_REQUIRE_FALSE(am::detail::travels<std::unique_ptr<int>>);
-  STATIC_REQUIRE_FALSE(am::detail::travels<am::array>);
+  STATIC_REQUIRE_FALSE(am::detail::travels<std::function<void()>>);
+  STATIC_REQUIRE(am::detail::travels<am::array>); // as its data (actor_mesh/detail/array_wire.hpp)
+}
+
+TEST_CASE("an array travels as its data and arrives on this process's first device outside an actor",
+          "[actor_wire]") {
+  am::runtime rt(am::test::cpu_options(2));
+  auto x = am::device_put(am::host_array::from_vector(std::vector<float>{1, 2, 3}), am::devices().at(1));
+  auto y = round_trip(x);
+  CHECK(y.addressable_shards().at(0).device.id == am::local_devices().at(0).id);
+  CHECK(y.to_host().to_vector<float>() == std::vector<float>{1, 2, 3});
+  CHECK(y.dtype() == am::dtype::float32);
+  // A malformed encoding is refused before anything reaches a device.
+  auto bytes = encoded(x);
+  am::detail::wire_reader r(std::string_view(bytes).substr(0, bytes.size() - 1));
+  CHECK_THROWS_AS(am::detail::read_value<am::array>(r), am::value_error);
 }
 
 TEST_CASE("malformed values are refused with am::value_error, allocating nothing unbounded", "[actor_wire]") {
