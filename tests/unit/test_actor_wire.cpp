@@ -4,6 +4,7 @@
 #include <actormesh.hpp>
 
 #include "actor_mesh/detail/actor_wire.hpp"
+#include "actor_mesh/detail/worker_meshes.hpp"
 #include "support/cpu_options.hpp"
 
 #include <catch2/catch.hpp>
@@ -180,6 +181,44 @@ TEST_CASE("calls and answers between gateways round trip and refuse malformed by
     }
     try {
       decode_answer(junk);
+    } catch (const am::value_error&) {
+    }
+  }
+}
+
+TEST_CASE("a forwarded supervision event round trips; truncated, mistyped and random ones are refused",
+          "[actor_wire]") {
+  using namespace am::detail;
+  am::supervision_event e;
+  e.what = am::supervision_event::kind::restarted;
+  e.class_name = "trainer";
+  e.rank = 3;
+  e.coords = {1, 1};
+  e.point = "{host: 1, device: 1}";
+  e.process = 1;
+  e.cause = "am::actor_fault: broken";
+  auto bytes = encode_event(e);
+  auto back = decode_event(bytes);
+  CHECK(back.what == e.what);
+  CHECK(back.class_name == e.class_name);
+  CHECK(back.rank == 3);
+  CHECK(back.coords == e.coords);
+  CHECK(back.point == e.point);
+  CHECK(back.process == 1);
+  CHECK(back.cause == e.cause);
+  for (std::size_t cut = 0; cut < bytes.size(); ++cut)
+    CHECK_THROWS_AS(decode_event(bytes.substr(0, cut)), am::value_error);
+  CHECK_THROWS_AS(decode_event(bytes + "x"), am::value_error);
+  auto wrong_kind = bytes;
+  wrong_kind[0] = 9; // the kind comes first; there are four
+  CHECK_THROWS_WITH(decode_event(wrong_kind), Catch::Contains("kind 9"));
+  std::mt19937_64 random(20261207);
+  for (int i = 0; i < 2000; ++i) {
+    std::string junk(random() % 96, '\0');
+    for (auto& c : junk)
+      c = static_cast<char>(random());
+    try {
+      decode_event(junk);
     } catch (const am::value_error&) {
     }
   }
