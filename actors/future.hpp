@@ -14,6 +14,7 @@
 #include <thread>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -155,6 +156,13 @@ public:
     return *value_;
   }
 
+  /// The value moved out (for the last holder of the state only); only valid once ready and
+  /// without error.
+  T take_value() {
+    rethrow_if_error();
+    return std::move(*value_);
+  }
+
 private:
   std::optional<T> value_;
 };
@@ -170,6 +178,7 @@ public:
 
   /// Throws the stored error, if any.
   void value() const { rethrow_if_error(); }
+  void take_value() const { rethrow_if_error(); }
 };
 
 } // namespace detail
@@ -181,6 +190,10 @@ template <class T>
 class future {
 public:
   using state_ptr = std::shared_ptr<detail::future_state<T>>;
+  /// What get() gives on a temporary future: the value itself, or a reference for a type that
+  /// cannot be copied (its state may be shared, so it cannot be moved out).
+  using temporary_result =
+    std::conditional_t<std::is_void_v<T> || std::is_copy_constructible_v<T>, T, std::add_lvalue_reference_t<const T>>;
 
   /// An invalid future (no state).
   future() = default;
@@ -203,20 +216,33 @@ public:
     return state().wait_for(timeout);
   }
 
-  /// Blocks, then returns the value or rethrows the error.
-  decltype(auto) get() const {
+  /// Blocks, then returns the value (a reference into the shared state, valid while a future of
+  /// it lives) or rethrows the error.
+  decltype(auto) get() const& {
     wait();
     return state().value();
   }
 
+  /// On a temporary future (`mesh.call(...).get()`): blocks, then returns the value itself (moved
+  /// out when no other future or promise shares it, else a copy), so that what the caller keeps,
+  /// or iterates in a range-for, outlives the future.
+  temporary_result get() && {
+    wait();
+    return value_of_temporary();
+  }
+
   /// Like get(), but throws am::timeout_error after `timeout`.
   template <class Rep, class Period>
-  decltype(auto) get(std::chrono::duration<Rep, Period> timeout) const {
-    if (!wait_for(timeout))
-      throw timeout_error("Timed out after " + std::to_string(
-                            std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count())
-                          + " ms waiting for a result");
+  decltype(auto) get(std::chrono::duration<Rep, Period> timeout) const& {
+    wait_or_throw(timeout);
     return state().value();
+  }
+
+  /// Like get() on a temporary future, but throws am::timeout_error after `timeout`.
+  template <class Rep, class Period>
+  temporary_result get(std::chrono::duration<Rep, Period> timeout) && {
+    wait_or_throw(timeout);
+    return value_of_temporary();
   }
 
   /// Runs `callback` when ready (at once if it already is). Must not block.
@@ -226,6 +252,27 @@ public:
   const state_ptr& shared_state() const noexcept { return state_; }
 
 private:
+  template <class Rep, class Period>
+  void wait_or_throw(std::chrono::duration<Rep, Period> timeout) const {
+    if (!wait_for(timeout))
+      throw timeout_error("Timed out after " + std::to_string(
+                            std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count())
+                          + " ms waiting for a result");
+  }
+
+  /// The value of a ready state this temporary future holds.
+  temporary_result value_of_temporary() {
+    if constexpr (std::is_void_v<T>) {
+      state().value();
+    } else if constexpr (std::is_copy_constructible_v<T>) {
+      if (state_.use_count() == 1)
+        return state().take_value(); // nobody else can read it
+      return state().value();
+    } else {
+      return state().value();
+    }
+  }
+
   detail::future_state<T>& state() const {
     if (!state_)
       throw runtime_error("Use of an invalid (default-constructed) future");

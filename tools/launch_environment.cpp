@@ -1,6 +1,8 @@
 // `actormesh launch`: picking the coordinator's port and building each child's environment.
 #include "tools/launch_environment.hpp"
 
+#include "cluster/free_port.hpp"
+
 #include "cluster/guard/cluster_secret.hpp"
 
 #include "actors/errors.hpp"
@@ -21,29 +23,6 @@ namespace am::tools {
 
 namespace {
 
-// Binds a TCP socket to 127.0.0.1:port and closes it; returns the port bound, or -1 with errno set
-// when the bind failed.
-int bind_loopback(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    throw am::runtime_error(std::string("actormesh launch: cannot create a socket: ") + std::strerror(errno));
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  socklen_t length = sizeof address;
-  int bound = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
-      && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-    bound = ntohs(address.sin_port);
-  const int saved = errno;
-  ::close(fd);
-  errno = saved;
-  return bound;
-}
-
 bool is_variable(std::string_view entry, std::string_view name) {
   return entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=';
 }
@@ -51,13 +30,18 @@ bool is_variable(std::string_view entry, std::string_view name) {
 } // namespace
 
 int coordinator_port(std::optional<int> fixed) {
-  const int port = bind_loopback(fixed.value_or(0));
+  if (!fixed) {
+    try {
+      return am::detail::free_loopback_port();
+    } catch (const std::exception& e) {
+      throw am::runtime_error(std::string("actormesh launch: ") + e.what());
+    }
+  }
+  const int port = am::detail::bind_loopback_once(*fixed);
   if (port > 0)
     return port;
-  if (fixed)
-    throw am::value_error("actormesh launch: --coordinator-port " + std::to_string(*fixed) + ": cannot bind 127.0.0.1:"
-                          + std::to_string(*fixed) + ": " + std::strerror(errno));
-  throw am::runtime_error(std::string("actormesh launch: cannot find a free port on 127.0.0.1: ") + std::strerror(errno));
+  throw am::value_error("actormesh launch: --coordinator-port " + std::to_string(*fixed) + ": cannot bind 127.0.0.1:"
+                        + std::to_string(*fixed) + ": " + std::strerror(errno));
 }
 
 std::string launch_cluster_token() {

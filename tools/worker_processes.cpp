@@ -1,5 +1,7 @@
 #include "tools/worker_processes.hpp"
 
+#include "cluster/free_port.hpp"
+
 #include "actors/errors.hpp"
 
 #include <array>
@@ -17,21 +19,7 @@ extern char** environ;
 
 namespace am::tools {
 
-int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    throw runtime_error(std::string("cannot open a socket to find a free port: ") + std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0
-            && ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  if (!ok)
-    throw runtime_error("cannot find a free port on 127.0.0.1");
-  return ntohs(addr.sin_port);
-}
+int free_loopback_port() { return am::detail::free_loopback_port(); }
 
 std::string running_executable() {
   return std::filesystem::read_symlink("/proc/self/exe").string();

@@ -11,7 +11,7 @@
 
 namespace am::tools {
 
-/// A free TCP port on 127.0.0.1 (bound once and released; another program may take it meanwhile).
+/// A free TCP port on 127.0.0.1 for a coordinator started later (cluster/free_port.hpp).
 int free_loopback_port();
 
 /// The path of the running executable (/proc/self/exe).

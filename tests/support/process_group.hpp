@@ -2,6 +2,8 @@
 // output in its own file, waited for with a deadline, killed when the test is done.
 #pragma once
 
+#include "cluster/free_port.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -20,21 +22,9 @@
 
 namespace am::testing {
 
-/// A free TCP port on 127.0.0.1 (bound once, then released: another program may take it in the
-/// meantime, which the tests accept).
-inline int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
+/// A free TCP port on 127.0.0.1, outside the kernel's ephemeral range (cluster/free_port.hpp):
+/// bound once, then released, so that a coordinator started later can bind it.
+inline int free_loopback_port() { return am::detail::free_loopback_port(); }
 
 /// One started process: its pid, where its output goes, and how it ended.
 struct member_process {

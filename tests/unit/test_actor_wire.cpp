@@ -186,7 +186,7 @@ TEST_CASE("calls and answers between gateways round trip and refuse malformed by
   }
 }
 
-TEST_CASE("a forwarded supervision event round trips; truncated, mistyped and random ones are refused",
+TEST_CASE("a forwarded supervision event round trips, and truncated, mistyped and random ones are refused",
           "[actor_wire]") {
   using namespace am::detail;
   am::supervision_event e;
