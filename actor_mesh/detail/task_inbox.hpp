@@ -19,10 +19,15 @@ public:
   task_inbox& operator=(const task_inbox&) = delete;
 
   /// Queues `task` (the inbox owns it now). True when the actor was idle: the caller wakes it.
+  /// On a closed inbox the task is deleted at once (failing its call) and the answer is false.
   bool push(task_ptr task) noexcept {
     actor_task* t = task.release();
     actor_task* old = head_.load(std::memory_order_relaxed);
     do {
+      if (old == closed()) {
+        delete t; // nobody will take it
+        return false;
+      }
       t->next_in_inbox = old == idle() ? nullptr : old;
     } while (!head_.compare_exchange_weak(old, t, std::memory_order_release, std::memory_order_relaxed));
     return old == idle();
@@ -31,9 +36,10 @@ public:
   /// Every task queued now, oldest first (null when none); the caller owns them and must run or
   /// delete each. The actor's thread only.
   actor_task* take() noexcept {
-    if (head_.load(std::memory_order_acquire) == idle())
+    actor_task* head = head_.load(std::memory_order_acquire);
+    if (head == idle() || head == closed())
       return nullptr;
-    actor_task* newest = head_.exchange(nullptr, std::memory_order_acquire); // only the actor sets idle
+    actor_task* newest = head_.exchange(nullptr, std::memory_order_acquire); // only the actor sets idle or closed
     actor_task* oldest = nullptr;
     while (newest) {
       actor_task* next = newest->next_in_inbox;
@@ -50,7 +56,29 @@ public:
     actor_task* expected = nullptr;
     if (head_.compare_exchange_strong(expected, idle(), std::memory_order_acq_rel))
       return true;
-    return expected == idle();
+    return expected == idle() || expected == closed();
+  }
+
+  /// The actor is gone for good: deletes every queued task (each fails its call), and every later
+  /// push deletes its task at once. Without it, a push after the actor's last take would queue a
+  /// task nobody takes (its caller waiting until the inbox itself goes). The actor's thread only,
+  /// as it exits.
+  void close() noexcept {
+    actor_task* list = head_.exchange(closed(), std::memory_order_acq_rel);
+    if (list == idle() || list == closed())
+      return;
+    actor_task* oldest = nullptr; // deleted oldest first, as drop_all does
+    while (list) {
+      actor_task* next = list->next_in_inbox;
+      list->next_in_inbox = oldest;
+      oldest = list;
+      list = next;
+    }
+    while (oldest) {
+      actor_task* next = oldest->next_in_inbox;
+      delete oldest;
+      oldest = next;
+    }
   }
 
   /// Deletes every queued task (each fails its call): the actor is gone.
@@ -66,7 +94,10 @@ public:
 private:
   /// The mark of an idle actor (no task queued, no wake-up on its way).
   static actor_task* idle() noexcept { return reinterpret_cast<actor_task*>(&idle_mark); }
+  /// The mark of an inbox whose actor is gone (close()).
+  static actor_task* closed() noexcept { return reinterpret_cast<actor_task*>(&closed_mark); }
   static inline char idle_mark = 0;
+  static inline char closed_mark = 0;
 
   std::atomic<actor_task*> head_{idle()};
 };

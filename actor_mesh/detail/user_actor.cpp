@@ -64,11 +64,9 @@ public:
       return; // the task goes here, failing its call
     cell->in_flight.fetch_add(1, std::memory_order_relaxed);
     if (!cell->inbox.push(std::move(task)))
-      return;
+      return; // a wake-up is on its way, or the inbox is closed (the task failed at once)
     if (auto actor = actor_.lock())
-      send_wake(caf::actor_cast<caf::actor>(actor));
-    else
-      cell->inbox.drop_all(); // the actor is gone: nobody will take it
+      send_wake(caf::actor_cast<caf::actor>(actor)); // an actor that exits meanwhile closes the inbox
   }
 
   std::uint64_t instance_generation() const override {
@@ -243,7 +241,7 @@ caf::behavior user_actor(caf::stateful_actor<user_actor_state>* self, std::share
   // Killed with tasks still queued (the runtime stops): they fail their calls now, not when the
   // last handle to the mesh goes.
   self->attach_functor([cell = self->state.cell] {
-    cell->inbox.drop_all();
+    cell->inbox.close(); // a resumption posted from now on fails its call at once
     // Coroutine calls suspended on it fail too (their frames go here, on the actor's thread).
     abandon_suspended(cell->coroutines, std::make_exception_ptr(runtime_error(
                                           "The actormesh runtime has stopped: the actor was gone before the call finished")));

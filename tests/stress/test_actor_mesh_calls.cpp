@@ -4,6 +4,7 @@
 // a mesh stopped, and the runtime stopped, while threads are calling. Every call ends with its
 // value or a named error; nothing hangs (each wait bounded).
 #include "support/stress.hpp"
+#include "support/watchdog.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -196,59 +197,62 @@ TEST_CASE("stopping a mesh, or the runtime, while threads call: every call ends 
 
 TEST_CASE("coroutine endpoints awaiting another actor from many threads, and the runtime stopping under them",
           "[stress][actor_mesh][coroutines]") {
-  for (int threads : {1, 4, 16}) {
-    DYNAMIC_SECTION(threads << " threads") {
-      am::runtime rt(am::test::stress_options());
-      auto relays = relay_class.spawn(am::actor_layout::per_device());
-      auto target = tally_class.spawn(am::actor_layout::per_device()).slice("host", 0).slice("device", 0);
-      const int rounds = am::test::scaled_by_devices(800, 10) / threads;
-      std::atomic<long> bad{0};
-      on_threads(threads, [&](int) {
-        for (int i = 0; i < rounds; ++i) {
-          if (i % 2 == 0) {
-            auto gaps = relays.call(&relay::via, target).get(60s); // a copy: the future is a temporary
-            for (auto gap : gaps)
-              bad += gap < 1;
-          } else {
-            bad += relays.choose(&relay::via, target).get(60s) < 1;
-          }
-        }
-      });
-      CHECK(bad == 0);
-      const long calls = threads * (((rounds + 1) / 2) * static_cast<long>(relays.size()) + rounds / 2);
-      CHECK(target.call_one(&tally::total).get(60s) == 2 * calls);
-    }
-    DYNAMIC_SECTION(threads << " threads, stopping the runtime") {
-      std::atomic<long> values{0}, named{0}, other{0};
-      std::atomic<bool> go{false};
-      {
+  // Bounded with every thread's stack on a hang (seen once in CI at 64 devices under load).
+  am::test::run_bounded("coroutine relays and the runtime stopping under them", 200s, [] {
+    for (int threads : {1, 4, 16}) {
+      DYNAMIC_SECTION(threads << " threads") {
         am::runtime rt(am::test::stress_options());
         auto relays = relay_class.spawn(am::actor_layout::per_device());
         auto target = tally_class.spawn(am::actor_layout::per_device()).slice("host", 0).slice("device", 0);
-        std::vector<std::thread> callers;
-        for (int t = 0; t < threads; ++t)
-          callers.emplace_back([&] {
-            while (!go)
-              std::this_thread::yield();
-            for (int i = 0; i < 200; ++i) {
-              try {
-                relays.choose(&relay::via, target).get(60s);
-                ++values;
-              } catch (const am::runtime_error&) { // the runtime stopped, or the actor with it
-                ++named;
-              } catch (...) {
-                ++other;
-              }
+        const int rounds = am::test::scaled_by_devices(800, 10) / threads;
+        std::atomic<long> bad{0};
+        on_threads(threads, [&](int) {
+          for (int i = 0; i < rounds; ++i) {
+            if (i % 2 == 0) {
+              auto gaps = relays.call(&relay::via, target).get(60s); // a copy: the future is a temporary
+              for (auto gap : gaps)
+                bad += gap < 1;
+            } else {
+              bad += relays.choose(&relay::via, target).get(60s) < 1;
             }
-          });
-        go = true;
-        std::this_thread::sleep_for(5ms);
-        rt.stop();
-        for (auto& c : callers)
-          c.join();
+          }
+        });
+        CHECK(bad == 0);
+        const long calls = threads * (((rounds + 1) / 2) * static_cast<long>(relays.size()) + rounds / 2);
+        CHECK(target.call_one(&tally::total).get(60s) == 2 * calls);
       }
-      CHECK(other == 0);
-      CHECK(values + named == threads * 200L);
+      DYNAMIC_SECTION(threads << " threads, stopping the runtime") {
+        std::atomic<long> values{0}, named{0}, other{0};
+        std::atomic<bool> go{false};
+        {
+          am::runtime rt(am::test::stress_options());
+          auto relays = relay_class.spawn(am::actor_layout::per_device());
+          auto target = tally_class.spawn(am::actor_layout::per_device()).slice("host", 0).slice("device", 0);
+          std::vector<std::thread> callers;
+          for (int t = 0; t < threads; ++t)
+            callers.emplace_back([&] {
+              while (!go)
+                std::this_thread::yield();
+              for (int i = 0; i < 200; ++i) {
+                try {
+                  relays.choose(&relay::via, target).get(60s);
+                  ++values;
+                } catch (const am::runtime_error&) { // the runtime stopped, or the actor with it
+                  ++named;
+                } catch (...) {
+                  ++other;
+                }
+              }
+            });
+          go = true;
+          std::this_thread::sleep_for(5ms);
+          rt.stop();
+          for (auto& c : callers)
+            c.join();
+        }
+        CHECK(other == 0);
+        CHECK(values + named == threads * 200L);
+      }
     }
-  }
+  });
 }

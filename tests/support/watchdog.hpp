@@ -1,6 +1,6 @@
 // A bound on a test body that could hang: the body runs on its own thread; if it has not finished
-// within the limit the process reports which test hung and exits with failure, so a regression
-// shows as a failed test with a reason instead of ctest's timeout.
+// within the limit the process reports which test hung, with every thread's stack (gdb), and exits
+// with failure, so a regression shows as a failed test with a reason instead of ctest's timeout.
 #pragma once
 
 #include <chrono>
@@ -12,6 +12,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 
 namespace am::test {
 
@@ -37,6 +39,12 @@ inline void run_bounded(const std::string& what, std::chrono::seconds limit, con
     std::fprintf(stderr, "HUNG: %s did not finish within %lld s\n", what.c_str(),
                  static_cast<long long>(limit.count()));
     std::fflush(stderr);
+    // Every thread's stack, so that a hang seen once (under load, in CI) can be explained: gdb
+    // attaches for a moment (where it is installed and ptrace is allowed; otherwise it says why).
+    auto command = "gdb -batch -nx -p " + std::to_string(::getpid())
+                   + " -ex 'thread apply all bt 30' 2>&1 | grep -v '^\\[New LWP' | head -c 200000 >&2";
+    if (std::system(command.c_str()) != 0)
+      std::fprintf(stderr, "(no thread stacks: gdb failed)\n");
     std::_Exit(1);
   }
   guard.unlock();

@@ -57,6 +57,61 @@ TEST_CASE("tasks left in an inbox are destroyed with it", "[actor_mesh][inbox]")
   CHECK(destroyed == 5);
 }
 
+TEST_CASE("a closed inbox deletes what it holds and every task pushed later, asking for no wake-up",
+          "[actor_mesh][inbox]") {
+  std::atomic<int> destroyed{0};
+  am::detail::task_inbox inbox;
+  // The actor took its last batch (not idle: a push now would count on it to take more) ...
+  inbox.push(std::make_unique<numbered_task>(0, 0, &destroyed));
+  delete inbox.take();
+  CHECK(destroyed == 1);
+  inbox.push(std::make_unique<numbered_task>(0, 1, &destroyed));
+  // ... and exits: what is queued goes, and so does every later push, from any thread.
+  inbox.close();
+  CHECK(destroyed == 2);
+  CHECK_FALSE(inbox.push(std::make_unique<numbered_task>(0, 2, &destroyed)));
+  CHECK(destroyed == 3);
+  std::vector<std::thread> producers;
+  for (int p = 0; p < 4; ++p)
+    producers.emplace_back([&inbox, &destroyed, p] {
+      for (int k = 0; k < 100; ++k)
+        CHECK_FALSE(inbox.push(std::make_unique<numbered_task>(p, k, &destroyed)));
+    });
+  for (auto& t : producers)
+    t.join();
+  CHECK(destroyed == 403);
+  CHECK(inbox.take() == nullptr);
+  CHECK(inbox.rest());
+}
+
+TEST_CASE("a close racing pushes from other threads loses no task", "[actor_mesh][inbox]") {
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<int> destroyed{0}, taken{0};
+    {
+      am::detail::task_inbox inbox;
+      std::vector<std::thread> producers;
+      for (int p = 0; p < 4; ++p)
+        producers.emplace_back([&inbox, &destroyed, p] {
+          for (int k = 0; k < 50; ++k)
+            inbox.push(std::make_unique<numbered_task>(p, k, &destroyed));
+        });
+      for (int i = 0; i < 10; ++i) { // the actor takes some, then exits
+        auto* batch = inbox.take();
+        while (batch) {
+          auto* next = batch->next_in_inbox;
+          delete batch;
+          ++taken;
+          batch = next;
+        }
+      }
+      inbox.close();
+      for (auto& t : producers)
+        t.join();
+    }
+    CHECK(destroyed == 200); // every task deleted once: taken, dropped by close, or refused after it
+  }
+}
+
 TEST_CASE("many producers: every task is taken once, each producer's in order, with a wake-up only when idle",
           "[actor_mesh][inbox]") {
   for (int producers : {1, 4, 16}) {
