@@ -221,6 +221,7 @@ public:
     std::shared_ptr<actor_gateway> gateway;
     if (collective || drives_workers || part) {
       gateway = gateway_of(*context);
+      gateway_ = gateway; // before the actors: a constructor's failure may be reported at once
       key_ = part ? part_key : next_collective_key(class_name_);
     }
     auto shared_factory = std::make_shared<const actor_factory>(factory);
@@ -244,10 +245,8 @@ public:
     store_ = store;
     store_id_ = store->add(group_);
     context_ = context;
-    if (gateway) {
-      gateway_ = gateway;
+    if (gateway)
       register_mesh(*gateway, key_, self);
-    }
     if (collective) {
       connect_lower_peers(*gateway);
       // Every process has registered its part (and opened its connections) before any call can
@@ -297,12 +296,22 @@ public:
               who(cell), rank, std::move(answer));
   }
 
-  /// A worker's part: from now on its supervision events go to process `controller` too.
+  /// A worker's part: its supervision events go to process `controller` too.
   void report_to(int controller) {
-    if (auto gateway = gateway_.lock())
-      connect_to(*gateway, controller); // before any event, off the actors' threads
     std::lock_guard<std::mutex> guard(events_mutex_);
     report_to_ = controller;
+  }
+
+  /// Connects to the gateway events are forwarded to now, so that the actors' threads do not wait
+  /// for the connection (an event forwarded before it is there connects on the actor's thread).
+  void connect_reporting() {
+    std::optional<int> to;
+    {
+      std::lock_guard<std::mutex> guard(events_mutex_);
+      to = report_to_;
+    }
+    if (auto gateway = gateway_.lock(); gateway && to)
+      connect_to(*gateway, *to);
   }
 
   void serve(actor_call call, std::function<void(const actor_answer&)> reply) {
@@ -573,8 +582,9 @@ std::shared_ptr<mesh_core> spawn_mesh_part(std::string key, std::string class_na
                                            std::shared_ptr<const std::vector<endpoint_entry>> endpoints,
                                            int controller) {
   auto core = std::make_shared<mesh_core>(std::move(class_name), policy);
+  core->report_to(controller); // before any actor is there to fail (a constructor's event goes too)
   core->start(layout, factory, core, std::move(endpoints), nullptr, key);
-  core->report_to(controller);
+  core->connect_reporting();
   return core;
 }
 

@@ -83,6 +83,7 @@ TEST_CASE("arguments that cannot travel are refused for workers' points, and a c
   CHECK_FALSE(has(out, "spawned with opaque arguments"));
   CHECK(has(out, "local opaque: 7"));
   CHECK(has(out, "actor 'probe.broken' at {device: 0} (process 1) failed: am::value_error: broken(3) refuses to be built"));
+  CHECK(has(out, "controller saw failed of rank 0: am::value_error: broken(3) refuses to be built"));
 }
 
 TEST_CASE("a worker killed during a call to its actor fails the call on the controller, never hangs",

@@ -216,6 +216,16 @@ int refused() {
   } catch (const std::exception& e) {
     am::testing::report(e);
   }
+  // The constructor's failure reaches the controller's mesh as a supervision event too.
+  for (int i = 0; i < 500; ++i) {
+    for (auto& e : bad.supervision_events())
+      if (e.rank == 0) {
+        say("controller saw " + am::to_string(e.what) + " of rank 0: " + e.cause);
+        return 0;
+      }
+    std::this_thread::sleep_for(10ms);
+  }
+  say("controller saw no event");
   return 0;
 }
 
