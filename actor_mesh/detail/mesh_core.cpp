@@ -105,29 +105,24 @@ class actor_store {
 public:
   explicit actor_store(caf::actor_system& system) : system_(system) {}
   ~actor_store() {
+    std::vector<caf::weak_actor_ptr> killed;
     for (auto& [id, group] : groups_) {
       group->refuse_posts("The actormesh runtime has stopped: its actors are gone");
       std::lock_guard<std::mutex> guard(group->mutex);
       for (std::size_t r = 0; r < group->actors.size(); ++r)
-        if (group->actors[r])
+        if (group->actors[r]) {
+          killed.emplace_back(caf::actor_cast<caf::weak_actor_ptr>(group->actors[r]));
           send_kill(group->actors[r], *group->cells[r]);
+        }
       group->actors.clear();
     }
-    await_spawned();
+    await_gone(killed);
   }
   actor_store(const actor_store&) = delete;
   actor_store& operator=(const actor_store&) = delete;
 
   caf::actor_system& system() { return system_; }
 
-  /// Spawns the user actor of `cell` and keeps track of it until it is gone.
-  caf::actor spawn(std::shared_ptr<actor_cell> cell, std::shared_ptr<const actor_factory> factory) {
-    auto actor = spawn_user_actor(system_, std::move(cell), std::move(factory));
-    std::lock_guard<std::mutex> guard(mutex_);
-    std::erase_if(spawned_, [](const caf::weak_actor_ptr& w) { return !w.lock(); });
-    spawned_.emplace_back(caf::actor_cast<caf::weak_actor_ptr>(actor));
-    return actor;
-  }
 
   std::uint64_t add(std::shared_ptr<actor_group> group) {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -142,25 +137,20 @@ public:
   }
 
 private:
-  /// Waits (at most 10 s) until every actor spawned here has finished exiting, so that the actor
-  /// system goes only afterwards. Why (CAF 0.17.6): a detached actor's exit ends with a push to the
-  /// actor clock (cancel_timeouts), after its exit hooks; ~actor_system stops the clock's thread
-  /// once every actor has unregistered, and a push that finds the clock's ring buffer full then
-  /// waits forever (seen: 64 relays and 64 counters stopped at once hung in await_detached_threads).
-  void await_spawned() {
-    std::vector<caf::weak_actor_ptr> spawned;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      spawned.swap(spawned_);
-    }
+  /// Waits (at most 10 s) until every actor of `killed` has been destroyed, which happens only
+  /// once it has finished exiting, so that the actor system goes afterwards. Why (CAF 0.17.6): a
+  /// detached actor's exit ends with a push to the actor clock (cancel_timeouts), after its exit
+  /// hooks; ~actor_system stops the clock's thread once every actor has unregistered, and a push
+  /// that finds the clock's ring buffer full then waits forever (seen: 64 relays and 64 counters
+  /// killed at once hung in await_detached_threads). The store holds no handle to them by now.
+  static void await_gone(const std::vector<caf::weak_actor_ptr>& killed) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    for (auto& actor : spawned)
+    for (auto& actor : killed)
       while (actor.lock() && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 
   caf::actor_system& system_;
-  std::vector<caf::weak_actor_ptr> spawned_; ///< every user actor spawned here, while it may live
   std::mutex mutex_;
   std::uint64_t last_id_ = 0;
   std::map<std::uint64_t, std::shared_ptr<actor_group>> groups_;
@@ -238,7 +228,7 @@ public:
       points.push_back(cell->context.point);
       local_.push_back(cell->context.point.process == own);
       group_->cells.push_back(cell);
-      group_->actors.push_back(cell->context.point.process == own ? store->spawn(cell, shared_factory)
+      group_->actors.push_back(cell->context.point.process == own ? spawn_user_actor(store->system(), cell, shared_factory)
                                                                  : caf::actor{});
     }
     layout_.emplace(layout.axis_names(), layout.axis_sizes(), std::move(points));
