@@ -1,12 +1,11 @@
 /// The actor whose task runs on this thread, as its coroutine endpoints need it: the way back into
-/// its inbox after a suspension, which instance of it is alive, and the registry of coroutine calls
+/// its inbox after a suspension, and the registry of coroutine calls
 /// that a stop waits for and that a restart, a failure or the actor's exit abandons. The user actor
 /// (user_actor.cpp) provides it. Internal.
 #pragma once
 
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
 
-#include <cstdint>
 #include <memory>
 
 namespace am::detail {
@@ -19,8 +18,6 @@ public:
   /// Queues `task` behind the tasks already in the actor's inbox, from any thread. When the actor
   /// is gone (or the runtime stops) the task is deleted at once, failing its call.
   virtual void post(task_ptr task) const = 0;
-  /// Which instance of the actor is alive: a restart builds another. The actor's thread only.
-  virtual std::uint64_t instance_generation() const = 0;
   /// A coroutine call started on the actor (the actor's thread): the actor keeps it until it has
   /// finished, and abandons it if its instance goes first (restart, failure, exit); a stop waits
   /// until every such call has answered.

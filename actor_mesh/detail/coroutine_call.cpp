@@ -1,7 +1,6 @@
 #include "actor_mesh/detail/coroutine_call.hpp"
 
 #include "actor_mesh/actor_errors.hpp"
-#include "actor_mesh/this_actor.hpp"
 
 namespace am::detail {
 
@@ -17,8 +16,6 @@ std::exception_ptr coroutine_call_base::begin(std::coroutine_handle<> top) {
     deliver_error(std::make_exception_ptr(runtime_error("a coroutine endpoint ran outside its actor")));
     return nullptr;
   }
-  generation_ = actor_->instance_generation();
-  rank_ = this_actor().point.rank;
   actor_->coroutine_started(std::static_pointer_cast<coroutine_call_base>(shared_from_this()));
   if (!top)
     return finish();
@@ -27,12 +24,8 @@ std::exception_ptr coroutine_call_base::begin(std::coroutine_handle<> top) {
 
 std::exception_ptr coroutine_call_base::step(std::coroutine_handle<> h) {
   if (answered())
-    return nullptr; // abandoned while this step waited in the inbox: its frame may be gone
-  if (actor_->instance_generation() != generation_) {
-    // A safety net: a restart abandons the calls of the old instance itself (abandon_suspended).
-    abandon(restarted_under_call(this_actor().class_name, rank_));
-    return nullptr;
-  }
+    return nullptr; // abandoned while this step waited in the inbox (a restart, a failure, the
+                    // actor's exit): its frame may be gone
   {
     resume_home_scope scope(this);
     h.resume();

@@ -39,8 +39,8 @@ public:
 
   /// Resumes `h` on the actor's thread; when the coroutine has finished, answers the call. Returns
   /// what the actor's policy must see first (an am::actor_fault, answered later by abandon(); or
-  /// the exception of a one-way call), else null. A call whose instance was replaced by a restart
-  /// is abandoned with am::actor_failure_error instead.
+  /// the exception of a one-way call), else null. A call abandoned meanwhile (its instance was
+  /// replaced by a restart, failed or exited) is not resumed.
   std::exception_ptr step(std::coroutine_handle<> h);
 
   /// Fails the call with `error` unless it has answered (any thread; the first answer wins).
@@ -76,8 +76,6 @@ private:
   bool claim_answer() noexcept;
 
   std::shared_ptr<const actor_self> actor_;
-  std::uint64_t generation_ = 0;
-  int rank_ = 0;
   bool one_way_;
   std::atomic<bool> answered_{false};
 };

@@ -69,11 +69,6 @@ public:
       send_wake(caf::actor_cast<caf::actor>(actor)); // an actor that exits meanwhile closes the inbox
   }
 
-  std::uint64_t instance_generation() const override {
-    auto cell = cell_.lock();
-    return cell ? cell->generation : 0;
-  }
-
   void coroutine_started(std::shared_ptr<coroutine_call_base> call) const override {
     if (auto cell = cell_.lock()) {
       cell->coroutine_calls.fetch_add(1, std::memory_order_relaxed);
@@ -156,7 +151,6 @@ void construct(user_actor_state& st) {
   std::exception_ptr cause;
   try {
     context_scope scope(st.cell->context);
-    ++st.cell->generation; // calls suspended on an earlier instance are abandoned
     st.object = (*st.factory)(st.cell->context.point);
   } catch (...) {
     cause = std::current_exception();

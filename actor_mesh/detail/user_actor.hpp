@@ -11,7 +11,6 @@
 #include <caf/fwd.hpp>
 
 #include <atomic>
-#include <cstdint>
 #include <chrono>
 #include <deque>
 #include <exception>
@@ -48,7 +47,6 @@ struct actor_cell {
   std::atomic<int> in_flight{0};               ///< tasks posted and not yet finished
   std::atomic<bool> halted{false};             ///< the runtime stops: run no more tasks
   std::atomic<int> coroutine_calls{0};         ///< coroutine calls started and not yet answered
-  std::uint64_t generation = 0;                ///< which instance lives (the actor's thread only)
   /// The coroutine calls started and not yet finished (the actor's thread only).
   std::vector<std::shared_ptr<coroutine_call_base>> coroutines;
   std::deque<std::chrono::steady_clock::time_point> restarts; ///< the actor's thread only
