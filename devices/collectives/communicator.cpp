@@ -300,6 +300,20 @@ void communicator::agree(const std::string& label, const std::string& signature,
     operation_kind::agreement(label, signature), [](detail::gloo_engine&, std::uint32_t, milliseconds) {}, timeout);
 }
 
+void communicator::agree_pair(int from, int to, const std::string& label, const std::string& signature,
+                              timeout_type timeout) {
+  if (label.empty())
+    throw value_error("communicator::agree_pair needs a label: its errors name the agreement by it");
+  const int peer = from == rank() ? to : from;
+  if (from != rank() && to != rank())
+    throw value_error("communicator::agree_pair: rank " + std::to_string(rank()) + " of communicator '" + impl_->name
+                      + "' is neither end of the pair " + std::to_string(from) + " -> " + std::to_string(to));
+  check_peer(peer, rank(), size(), impl_->name, "agree_pair");
+  impl_->run_p2p(
+    from, to, operation_kind::agreement(label, signature), [](detail::gloo_engine&, std::uint32_t, milliseconds) {},
+    [](detail::shm_mesh&, std::uint8_t, std::uint64_t, clock::time_point) {}, timeout);
+}
+
 void communicator::send(const void* data, std::size_t count, dtype type, int peer, std::uint32_t tag,
                         timeout_type timeout) {
   const std::size_t bytes = checked_bytes(count, type);

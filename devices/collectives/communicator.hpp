@@ -134,6 +134,16 @@ public:
   /// `label` must not be empty. barrier(name) is agree("Barrier 'name'", "barrier 'name'").
   void agree(const std::string& label, const std::string& signature, timeout_type timeout = {});
 
+  /// Checks, as the next step of the send/recv sequence from rank `from` to rank `to` (this rank
+  /// one of the two, `from` != `to`), that both ends issued the same `signature`, moving no byte:
+  /// what agree is to all ranks, for a pair. A device communicator whose bytes move elsewhere
+  /// (NCCL's point-to-point calls) checks its pairs' steps with it. A difference raises
+  /// am::desync_error on both ends ("<label> differs between processes (desync): ..."), an end
+  /// that never issues it am::timeout_error naming it. The step counts in the pair's sequence, as
+  /// a send or recv between them does; `label` must not be empty.
+  void agree_pair(int from, int to, const std::string& label, const std::string& signature,
+                  timeout_type timeout = {});
+
   /// Sends `count` elements to rank `peer`, which receives them with recv(..., rank(), tag).
   /// Returns once the peer's matching recv has taken the data, so two ranks that send to each
   /// other must order their calls (one sends first) or use all_to_all. Sends of one tag from one

@@ -38,11 +38,15 @@ std::exception_ptr communicator::impl::check_with_peers(const detail::operation&
   }
   if (mesh)
     return check_over_mesh(op, deadline, {}, landed);
+  // Only a collective takes (or drops) the receives posted for the next collective: a send/recv
+  // between two of the ranks, checked on its pair's own lane, leaves them for the collective
+  // whose records they are (dropping them lost the record a peer had already sent for it).
   std::shared_ptr<void> posted;
-  if (op.check.lane == detail::gloo_engine::fingerprint_lane::collectives
-      && next_fingerprints_step == op.step)
-    posted = std::move(next_fingerprints);
-  next_fingerprints.reset();
+  if (op.check.lane == detail::gloo_engine::fingerprint_lane::collectives) {
+    if (next_fingerprints_step == op.step)
+      posted = std::move(next_fingerprints);
+    next_fingerprints.reset();
+  }
   // The next step's receives go up before this step's record goes out: a peer sends its next
   // record only once it has this one, so no record ever arrives before its receive (Gloo's loop
   // thread keeps polling a socket whose data has no receive: doc/performance.md).

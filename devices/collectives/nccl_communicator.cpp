@@ -6,6 +6,7 @@
 #include "actors/detail/fnv1a.hpp"
 #include "actors/errors.hpp"
 #include "devices/collectives/block_split.hpp"
+#include "devices/collectives/device_step_checks.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 
 #if AM_HAVE_CUDA && AM_HAVE_NCCL
@@ -68,6 +69,7 @@ struct nccl_communicator::impl {
   std::vector<int> local;        ///< this process's ranks
   std::vector<ncclComm_t> comms; ///< by local rank position
   std::vector<int> processes;    ///< the participating processes, sorted
+  std::unique_ptr<detail::device_step_checks> checks; ///< the participants' checks of every step
   std::mutex mutex;              ///< one operation at a time; guards what follows
   std::uint64_t steps = 0;
   std::map<std::pair<int, int>, std::uint64_t> p2p_steps;
@@ -184,15 +186,16 @@ struct nccl_communicator::impl {
         throw value_error("NCCL communicator '" + name + "': a null device buffer");
   }
 
-  /// Numbers the operation in `sequence` (its participants `participants`), has the cluster check
-  /// it, enqueues it (`enqueue`, inside one NCCL group) and waits. Failures break the communicator.
-  void run(const std::string& signature, const std::string& sequence, std::uint64_t step,
-           const std::vector<int>& participants, const std::vector<cudaStream_t>& streams, const timeout_type& t,
-           const std::function<void()>& enqueue) {
+  /// Has the participants check the operation (`check_step`, given the time left), enqueues it
+  /// (`enqueue`, inside one NCCL group) and waits (`participants` are polled for liveness).
+  /// Failures break the communicator.
+  void run(const std::string& signature, std::uint64_t step, const std::vector<int>& participants,
+           const std::vector<cudaStream_t>& streams, const timeout_type& t,
+           const std::function<void(milliseconds)>& check_step, const std::function<void()>& enqueue) {
     auto deadline = clock::now() + timeout_of(t);
     auto what = where(signature, step);
     try {
-      cluster.check_collective(sequence, step, participants, signature, detail::time_left(deadline));
+      check_step(detail::time_left(deadline));
       check(ncclGroupStart(), what);
       enqueue();
       check(ncclGroupEnd(), what);
@@ -231,8 +234,13 @@ struct nccl_communicator::impl {
     std::sort(pair.begin(), pair.end());
     pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
     auto stream = static_cast<cudaStream_t>(buffers.stream);
-    run("nccl send/recv " + std::string(am::name(type)) + "[" + std::to_string(count) + "]",
-        name + "/p2p/" + std::to_string(from) + "->" + std::to_string(to), p2p_steps[{from, to}]++, pair, {stream}, t,
+    const std::string signature = "nccl send/recv " + std::string(am::name(type)) + "[" + std::to_string(count)
+                                  + "] from rank " + std::to_string(from) + " to rank " + std::to_string(to);
+    run(signature, p2p_steps[{from, to}]++, pair, {stream}, t,
+        [&](milliseconds left) {
+          checks->pair(from, to, devices[static_cast<std::size_t>(from)].process_index,
+                       devices[static_cast<std::size_t>(to)].process_index, signature, left);
+        },
         [&] { check(call(comms[at], stream), what); });
   }
 
@@ -242,7 +250,8 @@ struct nccl_communicator::impl {
     std::lock_guard<std::mutex> guard(mutex);
     throw_if_broken();
     auto streams = streams_of(buffers);
-    run(signature, name, ++steps, processes, streams, t, [&] {
+    const std::uint64_t step = ++steps;
+    run(signature, step, processes, streams, t, [&](milliseconds left) { checks->collective(step, signature, left); }, [&] {
       for (std::size_t i = 0; i < local.size(); ++i)
         per_rank(i, local[i], comms[i], streams[i]);
     });
@@ -250,7 +259,8 @@ struct nccl_communicator::impl {
 };
 
 nccl_communicator::nccl_communicator(detail::cluster_services& cluster, std::vector<device> devices,
-                                     std::string name, std::chrono::milliseconds timeout)
+                                     std::string name, std::chrono::milliseconds timeout,
+                                     const std::string& bind_address)
     : impl_(std::make_unique<impl>(cluster, std::move(devices), std::move(name), timeout)) {
   auto& m = *impl_;
   if (m.devices.empty())
@@ -286,12 +296,15 @@ nccl_communicator::nccl_communicator(detail::cluster_services& cluster, std::vec
                         + " bytes, not " + std::to_string(sizeof id));
     std::memcpy(&id, bytes.data(), sizeof id);
   }
-  // Creation is step 0: every participant must agree on the list.
+  // Creation is step 0: every participant must agree on the list (the checks' own host
+  // communicator is created through the supervisor; every later step is checked by the
+  // participants over it).
   std::vector<int> ids_in_order;
   for (auto& d : m.devices)
     ids_in_order.push_back(d.id);
-  cluster.check_collective(m.name, 0, m.processes, "nccl create over devices " + detail::bracketed_list_text(ids_in_order),
-                           detail::time_left(deadline));
+  m.checks = std::make_unique<detail::device_step_checks>(
+    cluster, m.processes, m.name, "nccl create over devices " + detail::bracketed_list_text(ids_in_order), bind_address,
+    detail::time_left(deadline));
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0; // every call returns at once; waits poll, so that a timeout can abort
   m.comms.assign(m.local.size(), nullptr);
@@ -445,7 +458,7 @@ void nccl_communicator::permute(const std::vector<nccl_buffers>& local, std::siz
     text += (text.empty() ? "" : ", ") + std::to_string(from) + "->" + std::to_string(to);
   }
   impl_->check_local(local, true);
-  if (text.size() > 160) { // the supervisor compares the text: a digest of the pairs keeps it short
+  if (text.size() > 160) { // the participants compare the text: a digest of the pairs keeps it short
     detail::fnv1a64 digest;
     digest.add_text(text);
     text = std::to_string(pairs.size()) + " pairs, digest " + digest.hex();
@@ -492,7 +505,8 @@ bool nccl_available() noexcept { return false; }
 
 struct nccl_communicator::impl {};
 
-nccl_communicator::nccl_communicator(detail::cluster_services&, std::vector<device>, std::string, std::chrono::milliseconds) {
+nccl_communicator::nccl_communicator(detail::cluster_services&, std::vector<device>, std::string, std::chrono::milliseconds,
+                                     const std::string&) {
   throw runtime_error("This actormesh build has no NCCL (built without CUDA, or NCCL was not found at build time)");
 }
 

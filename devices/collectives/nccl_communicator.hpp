@@ -1,8 +1,10 @@
 /// Collectives on CUDA device memory: an NCCL communicator over a list of CUDA devices of the
 /// cluster, one NCCL rank per device, several of them in one process when it has several GPUs (a
-/// call then drives all of them in one NCCL group). The unique id goes through the cluster's store
-/// and every operation is numbered and checked by the mesh supervisor like the Gloo communicator's
-/// (a disagreement is am::desync_error on every participant). Waits poll the streams and NCCL's
+/// call then drives all of them in one NCCL group). The unique id goes through the cluster's store;
+/// every operation is numbered and checked by its participants against each other's fingerprint
+/// over a host communicator among them (detail::device_step_checks; the mesh supervisor sees only
+/// that communicator's creation), as a host communicator's are: a disagreement is
+/// am::desync_error on every participant, naming who issued what. Waits poll the streams and NCCL's
 /// asynchronous errors, bounded by a timeout; on an error, a timeout or a failed participant the
 /// communicator aborts (ncclCommAbort) and is broken from then on. doc/architecture.md,
 /// "Collectives engine". Compiled with CUDA and NCCL; `nccl_available()` says whether this build
@@ -46,9 +48,11 @@ public:
   /// Joins communicator `name` over `devices` (CUDA devices of the cluster; rank r is devices[r]).
   /// Every process owning one of them constructs it with the same name and list; its ranks are its
   /// own devices in the list. Names are single-use, as for am::communicator. `timeout` bounds the
-  /// creation and is the default of every operation.
+  /// creation and is the default of every operation. The checks' host communicator binds its
+  /// connections to `bind_address` (the cluster's data-plane interface).
   nccl_communicator(detail::cluster_services& cluster, std::vector<device> devices, std::string name,
-                    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                    std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                    const std::string& bind_address = "127.0.0.1");
 
   /// Finalizes and destroys the NCCL communicators (aborts them when broken or when finalizing
   /// does not finish within the timeout).
@@ -90,7 +94,7 @@ public:
   /// pmap's ppermute over the ranks: for each (source, destination) of `pairs` (ranks; no rank
   /// twice as a source nor twice as a destination), the destination's output receives the
   /// source's `count` input elements; an output that no pair names is zeros. One numbered step of
-  /// the communicator (the pairs are part of what the supervisor checks), its sends and receives
+  /// the communicator (the pairs are part of what the participants check), its sends and receives
   /// in one NCCL group so that rings cannot deadlock; a rank paired with itself copies on its stream.
   void permute(const std::vector<nccl_buffers>& local, std::size_t count, dtype type,
                const std::vector<std::pair<int, int>>& pairs, timeout_type timeout = {});

@@ -30,7 +30,7 @@ void run_nccl_stage(stage_group& g, nccl_stage& s) {
   try {
     if (!g.nccl)
       g.nccl = std::make_unique<nccl_communicator>(g.rt.cluster(), s.mapped, g.name + ".nccl",
-                                                   g.rt.config().collective_timeout);
+                                                   g.rt.config().collective_timeout, g.rt.data_plane_address());
     auto& ranks = g.nccl->local_ranks();
     if (ranks.size() != parts.size())
       throw runtime_error("internal: an NCCL stage with " + std::to_string(parts.size()) + " parts for "

@@ -81,4 +81,44 @@ TEST_CASE("four threads on one communicator issue barriers at once: each is one 
   check_clean(reports);
 }
 
+TEST_CASE("send/recv and pair agreements between collectives leave the next collective's check whole",
+          "[collectives][gloo]") {
+  // Over TCP the next collective's fingerprint receives are posted ahead; a pair's step in between
+  // once dropped them, and the record a peer had sent already was lost (the next collective timed
+  // out on both ranks of the pair while the third went on).
+  am::test::local_cluster cluster(3);
+  auto reports = on_processes(first_processes(3), 60s, [&](int p, rank_report& report) {
+    auto comm = join(cluster, p, first_processes(3), "interleaved");
+    for (int round = 0; round < 10; ++round) {
+      std::int32_t value = round * 10 + p;
+      std::int32_t sum = 0;
+      comm.all_reduce(&value, &sum, 1, dtype::int32, reduce_op::sum, 10s);
+      if (sum != round * 30 + 3)
+        report.problems.push_back("round " + std::to_string(round) + ": sum " + std::to_string(sum));
+      if (p == 0)
+        comm.send(&value, 1, dtype::int32, 1, 0, 10s);
+      if (p == 1) {
+        std::int32_t got = -1;
+        comm.recv(&got, 1, dtype::int32, 0, 0, 10s);
+        if (got != round * 10)
+          report.problems.push_back("round " + std::to_string(round) + ": received " + std::to_string(got));
+      }
+      if (p >= 1)
+        comm.agree_pair(2, 1, "Pair step", "the same", 10s);
+      comm.barrier("round " + std::to_string(round), 10s);
+    }
+  });
+  check_clean(reports);
+}
+
+TEST_CASE("agree_pair refuses a rank outside the pair, the pair of one rank and an empty label", "[collectives]") {
+  am::test::local_cluster cluster(1);
+  auto comm = join(cluster, 0, {0}, "pair-refusals");
+  CHECK_THROWS_AS(comm.agree_pair(0, 0, "Pair", "x"), am::value_error);
+  CHECK_THROWS_AS(comm.agree_pair(1, 2, "Pair", "x"), am::value_error);
+  CHECK_THROWS_AS(comm.agree_pair(0, 1, "", "x"), am::value_error);
+  CHECK(comm.steps() == 0);
+  CHECK_FALSE(comm.broken());
+}
+
 } // namespace am::test::collectives
