@@ -192,7 +192,9 @@ void communicator::all_reduce(const void* input, void* output, std::size_t count
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.all_reduce(input, output, count, type, op, tag, left);
     },
-    timeout, {}, carry);
+    timeout, {}, carry, [=](detail::shm_mesh& mesh, std::uint64_t step, clock::time_point deadline) {
+      return detail::mesh_reduce(mesh, step, input, output, count, type, op, true, deadline);
+    });
 }
 
 void communicator::all_gather(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {
@@ -222,7 +224,9 @@ void communicator::all_gather(const void* input, void* output, std::size_t count
       posted->reset();
     },
     timeout, [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_all_gather(output, count, type, tag); },
-    carry);
+    carry, [=](detail::shm_mesh& mesh, std::uint64_t step, clock::time_point deadline) {
+      return detail::mesh_all_gather(mesh, step, input, output, bytes, deadline);
+    });
 }
 
 void communicator::reduce_scatter(const void* input, void* output, std::size_t count, dtype type, reduce_op op,
@@ -236,7 +240,9 @@ void communicator::reduce_scatter(const void* input, void* output, std::size_t c
     [=](detail::gloo_engine& engine, std::uint32_t tag, milliseconds left) {
       engine.reduce_scatter(input, output, count, type, op, tag, left);
     },
-    timeout);
+    timeout, {}, {}, [=](detail::shm_mesh& mesh, std::uint64_t step, clock::time_point deadline) {
+      return detail::mesh_reduce(mesh, step, input, output, count, type, op, false, deadline);
+    });
 }
 
 void communicator::broadcast(void* buffer, std::size_t count, dtype type, int root, timeout_type timeout) {
@@ -271,7 +277,9 @@ void communicator::broadcast(void* buffer, std::size_t count, dtype type, int ro
     },
     timeout,
     [=](detail::gloo_engine& engine, std::uint32_t tag) { *posted = engine.post_broadcast(buffer, count, type, root, tag); },
-    carry);
+    carry, [=](detail::shm_mesh& mesh, std::uint64_t step, clock::time_point deadline) {
+      return detail::mesh_broadcast(mesh, step, buffer, bytes, root, deadline);
+    });
 }
 
 void communicator::all_to_all(const void* input, void* output, std::size_t count, dtype type, timeout_type timeout) {

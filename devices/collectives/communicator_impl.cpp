@@ -103,7 +103,8 @@ void communicator::impl::submit_and_wait(milliseconds limit, bool may_run_here, 
 
 void communicator::impl::run_collective(const detail::operation_kind& kind, mover move, const timeout_type& t,
                                         preparer prepare,
-                                        const std::function<detail::carried_bytes()>& carry) {
+                                        const std::function<detail::carried_bytes()>& carry,
+                                        direct_mover direct) {
   const milliseconds limit = timeout_of(t);
   throw_if_broken();
   const std::string signature = kind.signature();
@@ -116,13 +117,25 @@ void communicator::impl::run_collective(const detail::operation_kind& kind, move
   submit_and_wait(limit, may_run_here, [&] {
     const std::uint64_t step = ++steps;
     const auto tag = static_cast<std::uint32_t>(step);
+    const bool over_mesh = mesh && direct && !carried;
     detail::operation op{kind, signature, name, step, processes, where(signature, name, step),
                          [this, move, tag](milliseconds left) { move(*engine, tag, left); },
                          {false, other_ranks(), detail::gloo_engine::fingerprint_lane::collectives}, limit};
+    if (over_mesh) // Gloo's receives are posted only when Gloo moves the bytes after all
+      op.move = [this, move, prepare, direct, tag, step](milliseconds left) {
+        if (!reads_refused) {
+          if (direct(*mesh, step, clock::now() + left) == detail::mesh_collective_outcome::done)
+            return;
+          reads_refused = true;
+        }
+        if (prepare)
+          prepare(*engine, tag);
+        move(*engine, tag, left);
+      };
     if (carried) {
       op.carried = std::move(carried->payload);
       op.land = std::move(carried->land);
-    } else if (prepare)
+    } else if (prepare && !over_mesh)
       op.prepare = [this, prepare, tag] { prepare(*engine, tag); };
     name_for_check(op);
     return op;

@@ -8,6 +8,7 @@
 #include "devices/collectives/communicator.hpp"
 #include "devices/collectives/communicator_operation.hpp"
 #include "devices/collectives/gloo_engine.hpp"
+#include "devices/collectives/mesh_collectives.hpp"
 #include "devices/collectives/serial_worker.hpp"
 #include "devices/collectives/shm_mesh.hpp"
 
@@ -103,11 +104,24 @@ struct communicator::impl {
   /// `prepare(engine, tag)`, when given, runs on the worker before the cluster's check.
   using preparer = std::function<void(detail::gloo_engine&, std::uint32_t)>;
 
+  /// How a collective too large to be carried moves over the shared-memory mesh, its ranks reading
+  /// each other's memory (mesh_collectives.hpp): `direct(mesh, step, deadline)`.
+  using direct_mover =
+    std::function<detail::mesh_collective_outcome(detail::shm_mesh&, std::uint64_t, clock::time_point)>;
+
   /// Runs the collective `kind` over every rank (see mover and preparer).
   /// `carry`, when given and the mesh is there, describes the operation's bytes so that they
   /// travel with its fingerprints (a small collective; then neither `move` nor `prepare` runs).
+  /// `direct`, when given and the mesh is there (and `carry` is not), moves the bytes instead of
+  /// Gloo unless the ranks may not read each other's memory (then Gloo moves this operation and,
+  /// through reads_refused, every later one, on every rank alike).
   void run_collective(const detail::operation_kind& kind, mover move, const timeout_type& t,
-                      preparer prepare = {}, const std::function<detail::carried_bytes()>& carry = {});
+                      preparer prepare = {}, const std::function<detail::carried_bytes()>& carry = {},
+                      direct_mover direct = {});
+
+  /// The worker's: set once a collective over the mesh found that some rank may not read its
+  /// peers' memory (every rank sets it at the same step).
+  bool reads_refused = false;
 
   /// Whether a collective of `bytes` per rank travels with its check over the mesh.
   bool carries(std::size_t bytes) const { return mesh && bytes <= detail::carry_limit / processes.size(); }

@@ -18,8 +18,9 @@ constexpr std::chrono::milliseconds probe_window{250};
 constexpr std::size_t verdict_room = 4000;
 
 // A tag: kind (4 bits) | round (6) | lane (2) | step (36) | sender's rank (16). Kinds 4 to 7 are a
-// send/recv's messages (point_to_point_message).
-enum class kind : std::uint64_t { round = 1, control = 2, payload = 3 };
+// send/recv's messages (point_to_point_message); kind 8 the phases of a collective that reads its
+// peers' memory (mesh_collective_tag).
+enum class kind : std::uint64_t { round = 1, control = 2, payload = 3, read_phase = 8 };
 enum class control : std::uint8_t { probe = 1, present = 2, verdict = 3 };
 
 constexpr std::uint64_t sender_bits = 0xffff;
@@ -307,6 +308,10 @@ std::uint64_t dissemination_round_tag(unsigned round, std::uint8_t lane, std::ui
 
 std::uint64_t point_to_point_tag(point_to_point_message m, std::uint8_t lane, std::uint64_t step, int sender) {
   return tag_of(static_cast<kind>(m), 0, lane, step, sender);
+}
+
+std::uint64_t mesh_collective_tag(unsigned phase, std::uint8_t lane, std::uint64_t step, int sender) {
+  return tag_of(kind::read_phase, phase, lane, step, sender);
 }
 
 std::uint64_t dissemination_payload_tag(unsigned round, std::uint8_t lane, std::uint64_t step, int sender) {

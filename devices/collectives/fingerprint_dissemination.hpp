@@ -74,6 +74,10 @@ enum class point_to_point_message : std::uint8_t {
 /// The tag of message `m` that `sender` sends for step `step` of `lane`.
 std::uint64_t point_to_point_tag(point_to_point_message m, std::uint8_t lane, std::uint64_t step, int sender);
 
+/// The tag of the message of phase `phase` that `sender` sends in step `step` of `lane` of a
+/// collective whose ranks read each other's memory (mesh_collectives.cpp).
+std::uint64_t mesh_collective_tag(unsigned phase, std::uint8_t lane, std::uint64_t step, int sender);
+
 /// Sends `text`, this rank's verdict on step `step` of `lane`, to every other rank of `group`.
 void send_verdict(shm_mesh& mesh, const std::vector<int>& group, std::uint8_t lane, std::uint64_t step,
                   const std::string& text);

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,10 +36,23 @@ constexpr std::byte reply_copy{'c'};
 /// The most bytes one process_vm_readv is asked for (it may return fewer).
 constexpr std::size_t read_slice = std::size_t{1} << 30;
 
-/// Waits until every one of `transfers` is done; otherwise lets go of each (settle) and throws what
-/// ended the wait: the deadline, an abort, or UCX's failure of one of them.
-void wait_for(shm_mesh& mesh, std::initializer_list<transfer_ptr> transfers, shm_mesh::clock::time_point deadline,
-              const std::string& what) {
+std::vector<std::byte> one_byte(std::byte b) { return std::vector<std::byte>(1, b); }
+
+/// How a receive says that a length is not the one it expects.
+std::string length_mismatch(std::uint64_t got, std::size_t expected) {
+  return "got " + std::to_string(got) + " bytes where " + std::to_string(expected) + " were expected";
+}
+
+std::uint64_t word_at(const std::vector<std::byte>& bytes, std::size_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + at, sizeof v);
+  return v;
+}
+
+} // namespace
+
+void wait_for_transfers(shm_mesh& mesh, const std::vector<std::shared_ptr<shm_mesh::transfer>>& transfers,
+                        shm_mesh::clock::time_point deadline, const std::string& what) {
   auto all_done = [&] {
     for (auto& t : transfers)
       if (!t->done)
@@ -67,30 +79,11 @@ void wait_for(shm_mesh& mesh, std::initializer_list<transfer_ptr> transfers, shm
     }
 }
 
-std::vector<std::byte> one_byte(std::byte b) { return std::vector<std::byte>(1, b); }
-
-/// How a receive says that a length is not the one it expects.
-std::string length_mismatch(std::uint64_t got, std::size_t expected) {
-  return "got " + std::to_string(got) + " bytes where " + std::to_string(expected) + " were expected";
-}
-
-std::uint64_t word_at(const std::vector<std::byte>& bytes, std::size_t at) {
-  std::uint64_t v = 0;
-  std::memcpy(&v, bytes.data() + at, sizeof v);
-  return v;
-}
-
-/// Whether this process may read its peers' memory: not when AM_SHM_SINGLE_COPY=0 asks for the
-/// copy through the shared segments.
 bool single_copy_allowed() {
   const char* setting = std::getenv("AM_SHM_SINGLE_COPY");
   return setting == nullptr || std::string(setting) != "0";
 }
 
-/// How reading another process's memory ended.
-enum class read_outcome { done, not_permitted, failed };
-
-/// Reads `bytes` at `address` of process `pid` into `data`; on failure `why` says why.
 read_outcome read_from(pid_t pid, std::uint64_t address, void* data, std::size_t bytes, std::string& why) {
   std::size_t done = 0;
   while (done < bytes) {
@@ -113,8 +106,6 @@ read_outcome read_from(pid_t pid, std::uint64_t address, void* data, std::size_t
   return read_outcome::done;
 }
 
-} // namespace
-
 void mesh_send(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, const void* data, std::size_t bytes,
                shm_mesh::clock::time_point deadline) {
   if (bytes == 0)
@@ -127,16 +118,16 @@ void mesh_send(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, 
                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(data)), bytes};
   std::memcpy(descriptor.data(), words, sizeof words);
   auto sent = mesh.send(peer, point_to_point_tag(message::descriptor, lane, step, me), std::move(descriptor));
-  wait_for(mesh, {sent, reply}, deadline, what);
+  wait_for_transfers(mesh, {sent, reply}, deadline, what);
   if (reply->length != 1 || (reply->bytes[0] != reply_read && reply->bytes[0] != reply_copy))
     throw runtime_error("the " + what + " over shared memory got a reply that is not one");
   if (reply->bytes[0] == reply_copy) { // the receiver may not read this memory: the bytes go through the segments
     auto copied = mesh.send_from(peer, point_to_point_tag(message::copy, lane, step, me), data, bytes);
-    wait_for(mesh, {copied}, deadline, what);
+    wait_for_transfers(mesh, {copied}, deadline, what);
   }
   // The memory stayed as it was until now: say so.
   auto note = mesh.send(peer, point_to_point_tag(message::release, lane, step, me), one_byte(std::byte{1}));
-  wait_for(mesh, {note}, deadline, what);
+  wait_for_transfers(mesh, {note}, deadline, what);
 }
 
 void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, void* data, std::size_t bytes,
@@ -149,7 +140,7 @@ void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, 
                                  descriptor_bytes);
   auto release = mesh.receive(point_to_point_tag(message::release, lane, step, peer), exact_tag, 1);
   try {
-    wait_for(mesh, {descriptor}, deadline, what);
+    wait_for_transfers(mesh, {descriptor}, deadline, what);
   } catch (...) {
     mesh.settle(release, settle_limit);
     throw;
@@ -173,12 +164,12 @@ void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, 
     refuse("could not read the sender's memory (" + why + "): the sending process is gone or gave up");
   if (outcome == read_outcome::done) {
     auto answered = mesh.send(peer, point_to_point_tag(message::reply, lane, step, me), one_byte(reply_read));
-    wait_for(mesh, {answered, release}, deadline, what);
+    wait_for_transfers(mesh, {answered, release}, deadline, what);
     return;
   }
   auto copied = mesh.receive_into(point_to_point_tag(message::copy, lane, step, peer), exact_tag, data, bytes);
   auto answered = mesh.send(peer, point_to_point_tag(message::reply, lane, step, me), one_byte(reply_copy));
-  wait_for(mesh, {answered, copied, release}, deadline, what);
+  wait_for_transfers(mesh, {answered, copied, release}, deadline, what);
   if (copied->length != bytes)
     throw runtime_error("the " + what + " over shared memory " + length_mismatch(copied->length, bytes));
 }

@@ -21,6 +21,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <vector>
 
 namespace am::detail {
 
@@ -36,5 +40,24 @@ void mesh_send(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, 
 /// not written after it returns or throws.
 void mesh_recv(shm_mesh& mesh, int peer, std::uint8_t lane, std::uint64_t step, void* data, std::size_t bytes,
                shm_mesh::clock::time_point deadline);
+
+// What the collectives that read their peers' memory (mesh_collectives.hpp) share with send/recv.
+
+/// Waits until every one of `transfers` is done; otherwise lets go of each (settle) and throws
+/// what ended the wait: am::timeout_error at `deadline`, am::runtime_error for an abort or UCX's
+/// failure of one of them (`what` names the operation: "the <what> over shared memory ...").
+void wait_for_transfers(shm_mesh& mesh, const std::vector<std::shared_ptr<shm_mesh::transfer>>& transfers,
+                        shm_mesh::clock::time_point deadline, const std::string& what);
+
+/// Whether this process may read its peers' memory: not when AM_SHM_SINGLE_COPY=0 asks for the
+/// copy through the shared segments.
+bool single_copy_allowed();
+
+/// How reading another process's memory ended.
+enum class read_outcome { done, not_permitted, failed };
+
+/// Reads `bytes` at `address` of process `pid` into `data` (process_vm_readv, in slices); on
+/// failure `why` says why. not_permitted: the kernel refused before any byte (EPERM, ENOSYS).
+read_outcome read_from(pid_t pid, std::uint64_t address, void* data, std::size_t bytes, std::string& why);
 
 } // namespace am::detail

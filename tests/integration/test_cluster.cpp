@@ -610,6 +610,30 @@ TEST_CASE("every collective across real processes agrees with the host computati
   }
 }
 
+TEST_CASE("large collectives agree with the host when one process may not read its peers' memory (all move through "
+          "Gloo alike)",
+          "[integration][cluster]") {
+  // 40003 float64 a process is past the carry limit: the ranks read each other's memory, except
+  // that process 1 may not (AM_SHM_SINGLE_COPY=0, as a security module would refuse it); every
+  // process learns it in the same phase and moves that collective and the later ones through Gloo.
+  const int n = 3;
+  process_group group;
+  const int port = free_loopback_port();
+  for (int p = 0; p < n; ++p) {
+    auto env = cluster_env(p, n, port);
+    env["AM_CPU_DEVICES"] = "1";
+    if (p == 1)
+      env["AM_SHM_SINGLE_COPY"] = "0";
+    group.start({probe, "collectives", "40003"}, env);
+  }
+  REQUIRE(group.wait(60s));
+  INFO(group.all_output());
+  for (std::size_t p = 0; p < static_cast<std::size_t>(n); ++p) {
+    CHECK(group[p].status == 0);
+    CHECK(group[p].output().find("collectives agree with the host") != std::string::npos);
+  }
+}
+
 TEST_CASE("a process that stops first waits for the others, longer than the heartbeat timeout", "[integration][cluster]") {
   process_group group;
   int port = free_loopback_port();

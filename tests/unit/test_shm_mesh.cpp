@@ -4,6 +4,7 @@
 // send/recv's bytes over it (mesh_transfer.hpp): intact at every size, never trusted without the
 // sender's release note or from a forged descriptor, and ended by a deadline or an abort.
 #include "devices/collectives/fingerprint_dissemination.hpp"
+#include "devices/collectives/mesh_collectives.hpp"
 #include "devices/collectives/mesh_transfer.hpp"
 #include "devices/collectives/shm_mesh.hpp"
 
@@ -269,4 +270,62 @@ TEST_CASE("a send/recv over shared memory ends at its deadline or an abort, and 
   }
   aborter.join();
   CHECK(shm_mesh::clock::now() - started < 5s);
+}
+
+TEST_CASE("a collective that reads its peers' memory gets it right, and refuses a peer's forged buffers",
+          "[collectives][shm]") {
+  am::test::local_cluster cluster(2);
+  auto [first, second] = two_meshes(cluster, "am/test/shm-read-collectives/");
+  if (!first) {
+    WARN("no shared-memory mesh here (UCX missing): nothing to check");
+    return;
+  }
+  const std::size_t n = (1 << 20) + 3; // float32 elements a rank, chunked and split unevenly
+  std::vector<float> a(n), b(n), out_a(n), out_b(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<float>(i % 1000);
+    b[i] = 0.5f * static_cast<float>(i % 7);
+  }
+  const auto deadline = shm_mesh::clock::now() + 20s;
+  auto other = std::async(std::launch::async, [&] {
+    return am::detail::mesh_reduce(*second, 1, b.data(), out_b.data(), n, am::dtype::float32, am::reduce_op::sum,
+                                   true, deadline);
+  });
+  CHECK(am::detail::mesh_reduce(*first, 1, a.data(), out_a.data(), n, am::dtype::float32, am::reduce_op::sum, true,
+                                deadline)
+        == am::detail::mesh_collective_outcome::done);
+  CHECK(other.get() == am::detail::mesh_collective_outcome::done);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    wrong += out_a[i] != a[i] + b[i] || out_b[i] != out_a[i];
+  CHECK(wrong == 0);
+
+  // A hostile rank 0 sends phase-0 words of its own making: another process id, another length.
+  const auto me = static_cast<std::uint64_t>(::getpid());
+  auto forged = [&](std::uint64_t step, std::uint64_t pid, std::uint64_t bytes) {
+    std::vector<std::uint64_t> words{pid, 16, 16, bytes};
+    std::vector<std::byte> message(sizeof(std::uint64_t) * words.size());
+    std::memcpy(message.data(), words.data(), message.size());
+    auto t = first->send(1, am::detail::mesh_collective_tag(0, 0, step, 0), std::move(message));
+    CHECK_FALSE(t->failed);
+  };
+  auto refused = [&](std::uint64_t step, const std::string& words) {
+    try {
+      am::detail::mesh_all_gather(*second, step, b.data(), out_b.data(), 4096, shm_mesh::clock::now() + 5s);
+      FAIL("forged buffers passed");
+    } catch (const am::runtime_error& e) {
+      CHECK_THAT(e.what(), Catch::Contains(words));
+    }
+  };
+  forged(2, me + 1, 4096);
+  refused(2, "rank 0 names process id " + std::to_string(me + 1));
+  forged(3, me, 10);
+  refused(3, "rank 0 has 10 bytes where 4096 were expected");
+  // An address that is not mapped: the read fails with a named error, never a crash.
+  forged(4, me, 4096);
+  std::vector<std::uint64_t> status{1, 0};
+  std::vector<std::byte> message(16);
+  std::memcpy(message.data(), status.data(), 16);
+  first->send(1, am::detail::mesh_collective_tag(1, 0, 4, 0), std::move(message));
+  refused(4, "could not read rank 0's memory (Bad address)");
 }
