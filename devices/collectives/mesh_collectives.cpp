@@ -31,6 +31,12 @@ constexpr std::uint64_t reads_done = 1, reads_not_permitted = 2, reads_failed = 
 /// blocks stay in the cache while they are combined).
 constexpr std::size_t reduce_chunk_bytes = 256 * 1024;
 
+/// memcpy that takes an empty range whose pointers may be null (an empty block's vector has none).
+void copy_unless_empty(void* to, const void* from, std::size_t bytes) {
+  if (bytes != 0)
+    std::memcpy(to, from, bytes);
+}
+
 std::uint64_t address_of(const void* p) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)); }
 
 /// Sends `mine` to every other rank as phase `phase` of step `step` and returns every rank's words
@@ -190,7 +196,7 @@ mesh_collective_outcome mesh_reduce(shm_mesh& mesh, std::uint64_t step, const vo
     for (int q = 0; q < n; ++q) {
       auto* slot = blocks.data() + static_cast<std::size_t>(q) * length;
       if (q == me)
-        std::memcpy(slot, static_cast<const std::byte*>(input) + offset, length);
+        copy_unless_empty(slot, static_cast<const std::byte*>(input) + offset, length);
       else
         reads.read(mesh.pid_of(q), q, where[static_cast<std::size_t>(q)][1] + offset, slot, length);
     }
@@ -204,7 +210,7 @@ mesh_collective_outcome mesh_reduce(shm_mesh& mesh, std::uint64_t step, const vo
     return outcome;
   auto* out = static_cast<std::byte*>(output);
   if (!whole) {
-    std::memcpy(out, combined.data(), combined.size());
+    copy_unless_empty(out, combined.data(), combined.size());
     return outcome;
   }
   // Phase 2: every other rank's combined block, read out of its memory.
@@ -215,7 +221,7 @@ mesh_collective_outcome mesh_reduce(shm_mesh& mesh, std::uint64_t step, const vo
       gathered.read(mesh.pid_of(q), q, said[static_cast<std::size_t>(q)][1], out + theirs.offset * element,
                     theirs.count * element);
   }
-  std::memcpy(out + mine.offset * element, combined.data(), combined.size());
+  copy_unless_empty(out + mine.offset * element, combined.data(), combined.size());
   if (gathered.status == reads_not_permitted) { // refused after the first reads were allowed: the output is partial
     gathered.status = reads_failed;
     gathered.why = "was refused the second reads after the first were allowed";
