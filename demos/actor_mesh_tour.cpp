@@ -10,6 +10,7 @@
 // serve; the tour kills the last process on purpose, so the launcher ends with status 137):
 //
 //   ./build/tools/actormesh launch -n 4 --cpu-devices 2 -- ./build/demos/actor_mesh_tour
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
 #include <fmt/core.h>
@@ -147,6 +148,10 @@ void train(const am::actor_mesh<trainer>& trainers, const am::actor_mesh<data_lo
 } // namespace
 
 int main(int argc, char** argv) {
+  am::demo::command_line cli("actor_mesh_tour", "User actor meshes over processes and devices, as Monarch programs write them "
+                                                "(run alone, or under `actormesh launch -n 4`)");
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   try {
     am::runtime rt(argc, argv);
     const int me = am::process_index();

@@ -13,6 +13,7 @@
 // controller's calls on their devices. The controller builds, computes and sums the whole array
 // itself; its calls to the workers' shards go over CAF, the bytes between processes through Gloo.
 // Run alone (no launcher) it is a cluster of one process and skips the second part.
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
 #include "devices/collectives/world.hpp"
@@ -141,12 +142,12 @@ int serve_controller(const std::string& coordinator, int n, int me) {
   return 0;
 }
 
-int run() {
+int run(int argc, char** argv) {
   std::string second_coordinator;
   int status = 0;
   int me = 0, n = 1;
   {
-  am::runtime rt;
+  am::runtime rt(argc, argv);
   me = am::process_index();
   n = am::process_count();
   auto say = [&](const std::string& line) { std::printf("%s\n", line.c_str()); };
@@ -226,10 +227,14 @@ int run() {
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0); // whole lines reach the launcher as they are printed
+  am::demo::command_line cli("cluster_tour", "Several processes form one cluster and work on one global array "
+                                             "(run under `actormesh launch -n 4 --cpu-devices 2`)");
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   try {
-    return run();
+    return run(argc, argv);
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "cluster_tour: %s\n", e.what());

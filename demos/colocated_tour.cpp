@@ -10,6 +10,7 @@
 // prints the results:
 //
 //   ./build/tools/actormesh launch -n 2 --cpu-devices 1 -- ./build/demos/colocated_tour
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
 #include <fmt/core.h>
@@ -107,6 +108,10 @@ int tour(); // the seed's examples, on tour_devices()
 } // namespace
 
 int main(int argc, char** argv) {
+  am::demo::command_line cli("colocated_tour", "Every example of colocated Python (seed 000) in C++ "
+                                               "(run alone, or under `actormesh launch -n 2 --cpu-devices 1`)");
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   am::options opts;
   opts.cpu_devices = 1; // the seed's machine: one CPU device
   if (launched()) {

@@ -4,6 +4,7 @@
 // demo with one `error:` line and exit status 2.
 //
 //   ./build/demos/hello [--am-cpu-devices N] [--threads T] [--steps S]
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
 #include <fmt/format.h>
@@ -20,28 +21,6 @@
 #include <vector>
 
 namespace {
-
-/// The value of `--name N` on the command line (`fallback` when absent); throws am::value_error
-/// when N is not a whole number of at least `minimum`.
-int int_flag(int argc, char** argv, const char* name, int fallback, int minimum) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) != 0)
-      continue;
-    const std::string text = argv[i + 1];
-    std::size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(text, &used);
-    } catch (const std::logic_error&) { // not a number, or out of int's range
-      used = 0;
-    }
-    if (used == 0 || used != text.size() || value < minimum)
-      throw am::value_error(fmt::format("{} expects a whole number of at least {}, got '{}'", name,
-                                        minimum, text));
-    return value;
-  }
-  return fallback;
-}
 
 /// x -> x * 3 + step: the result of a chain depends on the order its steps ran in.
 std::shared_ptr<const am::program> step_program(std::int64_t step) {
@@ -92,6 +71,13 @@ void run_threads(int threads, const std::function<void(int)>& body) {
 } // namespace
 
 int main(int argc, char** argv) {
+  int threads = 4, steps = 200;
+  am::demo::command_line cli("hello", "Lists the devices, then checks that calls from several threads on every device "
+                                      "run in the order each thread issued them");
+  cli.add_count("--threads", threads, "threads, each running its own chain on every device", 1);
+  cli.add_count("--steps", steps, "steps in each chain", 0);
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   try {
     am::runtime rt(argc, argv);
     auto devs = am::devices();
@@ -103,8 +89,6 @@ int main(int argc, char** argv) {
     if (rt.gpus().count == 0)
       fmt::print("(no GPUs: {})\n", rt.gpus().reason);
 
-    const int threads = int_flag(argc, argv, "--threads", 4, 1);
-    const int steps = int_flag(argc, argv, "--steps", 200, 0);
     std::vector<std::shared_ptr<const am::program>> programs;
     for (int s = 0; s < steps; ++s)
       programs.push_back(step_program(s));

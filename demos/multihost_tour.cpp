@@ -10,6 +10,7 @@
 // (SIGKILL) and every survivor prints exactly its devices. The launcher then reports that process
 // as killed and exits 137; the survivors have already printed and stop cleanly. Run alone (no
 // launcher) it is a cluster of one process and skips the parts that need several.
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
 #include <fmt/core.h>
@@ -210,6 +211,10 @@ void live(int n) {
 } // namespace
 
 int main(int argc, char** argv) {
+  am::demo::command_line cli("multihost_tour", "Every example of the multihost utilities (seed 002) in C++, a preemption "
+                                               "and a lost process (run under `actormesh launch -n 4 --cpu-devices 2`)");
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   try {
     am::runtime rt(argc, argv);
     me = am::process_index();

@@ -8,6 +8,7 @@
 //
 //   ./build/demos/pmap_tour [--steps N] [--am-* runtime flags]
 //   ./build/tools/actormesh launch -n 2 --cpu-devices 4 -- ./build/demos/pmap_tour
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 #include "tools/progress_display.hpp"
 
@@ -16,7 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <random>
 #include <string>
@@ -189,9 +189,11 @@ void pmap_and_vmap(const std::vector<am::device>& devices) {
 
 int run(int argc, char** argv) {
   int steps = 1000;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--steps") == 0)
-      steps = std::max(1, std::atoi(argv[i + 1]));
+  am::demo::command_line cli("pmap_tour", "pmap with jit, grad and vmap (seed 004) in C++, on 2 devices "
+                                          "(in one process, or under `actormesh launch -n 2`)");
+  cli.add_count("--steps", steps, "gradient-descent steps of the linear regression", 1);
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   am::runtime rt(argc, argv);
   // One process: its first 2 devices. Several: the first device of each process (2 processes).
   // Every pmap names them (by default pmap takes the first devices of the cluster, which are all

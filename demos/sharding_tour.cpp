@@ -8,6 +8,7 @@
 //
 // --quick uses 1024x1024 arrays instead of 8192x8192 (the pictures are the same: they depend only on
 // the ratio of the dimensions).
+#include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
 #include "sharding/array.hpp"
@@ -27,7 +28,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -371,9 +371,11 @@ void timing(tour& t) {
 /// Runs every section; returns the exit status.
 int run(int argc, char** argv) {
   tour t;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--quick") == 0)
-      t.quick = true;
+  am::demo::command_line cli("sharding_tour", "Distributed arrays and automatic parallelization (seed 001) in C++ on "
+                                              "8 CPU devices");
+  cli.add_switch("--quick", t.quick, "1024x1024 arrays instead of 8192x8192 (the same pictures)");
+  if (auto status = cli.parse(argc, argv))
+    return *status;
   if (t.quick)
     t.n = 1024;
   am::runtime rt(argc, argv);

@@ -1,6 +1,7 @@
 #include "devices/options.hpp"
 
 #include "cluster/guard/cluster_secret.hpp"
+#include "actors/detail/closest_name.hpp"
 #include "actors/detail/log.hpp"
 #include "actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
@@ -278,21 +279,41 @@ void apply_environment(draft& d, const environment_lookup& env) {
       set_text(d, option, text, {option.env, layer::environment});
 }
 
+/// Refuses `arg`, a --am-* argument that names no runtime flag, with the nearest flag's name: a
+/// misspelt flag silently ignored would run the program with a setting its user never chose.
+[[noreturn]] void refuse_unknown_flag(const std::string& arg) {
+  const auto flag = arg.substr(0, arg.find('='));
+  std::vector<std::string> known;
+  for (auto& option : option_sources())
+    known.emplace_back(option.flag);
+  const auto nearest = detail::closest_name(flag, known);
+  throw value_error("unknown runtime flag " + flag
+                    + (nearest.empty() ? std::string(" (the runtime's flags are listed in doc/runtime.md)")
+                                       : " (did you mean " + nearest + "?)"));
+}
+
 void apply_flags(draft& d, const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") // what follows is the program's own, as getopt and CLI11 take it
+      return;
+    bool known = false;
     for (auto& option : option_sources()) {
       std::string flag = option.flag;
       if (args[i] == flag) {
         if (i + 1 >= args.size())
           throw value_error(flag + " needs a value");
         set_text(d, option, args[++i], {flag, layer::flags});
+        known = true;
         break;
       }
       if (args[i].rfind(flag + "=", 0) == 0) {
         set_text(d, option, args[i].substr(flag.size() + 1), {flag, layer::flags});
+        known = true;
         break;
       }
     }
+    if (!known && args[i].rfind("--am-", 0) == 0)
+      refuse_unknown_flag(args[i]);
   }
 }
 
@@ -457,6 +478,15 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
 
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args) {
   return resolve_options(in_code, args, [](const char* name) { return std::getenv(name); });
+}
+
+std::string runtime_flags_help() {
+  std::string text;
+  for (auto& option : option_sources()) {
+    const std::string flag = std::string(option.flag) + " VALUE";
+    text += "  " + flag + std::string(flag.size() < 32 ? 32 - flag.size() : 1, ' ') + option.env + "\n";
+  }
+  return text;
 }
 
 std::string to_string(scheduler_policy p) {

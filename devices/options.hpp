@@ -146,8 +146,9 @@ using environment_lookup = std::function<const char*(const char*)>;
 /// AM_HEARTBEAT_TIMEOUT, AM_COLLECTIVE_TIMEOUT, AM_SHUTDOWN_TIMEOUT, AM_TLS_CERTIFICATE, AM_TLS_KEY,
 /// AM_TLS_CA, AM_ROLE, AM_CLUSTER_TOKEN, AM_CLUSTER_TOKEN_FILE, AM_MAX_FRAME_BYTES,
 /// AM_MAX_CONNECTIONS) < flags in `args` (the same names as --am-cpu-devices N and so on, except --am-gpus
-/// for AM_USE_GPUS and --am-log for AM_LOG; `--flag=value` or `--flag value`; other arguments are
-/// ignored) < `in_code`, field by field. A memory limit is a byte count, optionally with a binary
+/// for AM_USE_GPUS and --am-log for AM_LOG; `--flag=value` or `--flag value`; another argument that
+/// starts with --am- is refused with the nearest flag's name, other arguments and all after `--` are
+/// the program's own) < `in_code`, field by field. A memory limit is a byte count, optionally with a binary
 /// suffix: 512M, 2GiB, 64k. Then checks the cluster settings together (process_id < num_processes,
 /// a coordinator for more than one process, all three TLS files or none, heartbeat_timeout >
 /// heartbeat_interval) and decides listen_address and cluster_source. A launcher's coordinator is
@@ -158,6 +159,10 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
 
 /// The same with the process environment.
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args = {});
+
+/// The runtime's command-line flags, one per line with its environment variable
+/// ("  --am-cpu-devices N   AM_CPU_DEVICES"), for a program's --help.
+std::string runtime_flags_help();
 
 /// Printable name of a policy (`sharing`, `stealing`).
 std::string to_string(scheduler_policy p);

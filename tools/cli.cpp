@@ -3,11 +3,13 @@
 #include "tools/commands.hpp"
 
 #include "actormesh/build_config.hpp"
+#include "actors/detail/closest_name.hpp"
 #include "actors/errors.hpp"
 
 #include <exception>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace am::tools {
 
@@ -25,12 +27,16 @@ std::string one_line(std::string text) {
 /// The line that refuses `word` as a subcommand, listing `app`'s subcommands; "" when `word` names one.
 std::string unknown_subcommand_line(CLI::App& app, const std::string& word) {
   std::string names;
+  std::vector<std::string> known;
   for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     if (sub->check_name(word))
       return {};
     names += (names.empty() ? "" : ", ") + sub->get_name();
+    known.push_back(sub->get_name());
   }
-  return "Unknown subcommand '" + word + "' (the subcommands: " + names + "; run with --help for usage)";
+  const auto nearest = detail::closest_name(word, known);
+  return "Unknown subcommand '" + word + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)")
+         + " (the subcommands: " + names + "; run with --help for usage)";
 }
 
 } // namespace

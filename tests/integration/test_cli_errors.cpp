@@ -112,7 +112,8 @@ TEST_CASE("cli_errors: --version prints the version on stdout and exits 0, witho
 }
 
 TEST_CASE("cli_errors: a misspelt subcommand is named with the list, `help` prints the usage", "[cli_errors]") {
-  check_refused("infoo", "Unknown subcommand 'infoo' (the subcommands: info,");
+  check_refused("infoo", "Unknown subcommand 'infoo' (did you mean info?) (the subcommands: info,");
+  check_refused("zzzzzzzz", "Unknown subcommand 'zzzzzzzz' (the subcommands: info,");
   const auto help = run_tool("help");
   CHECK(help.status == 0);
   CHECK(help.out.find("Subcommands:") != std::string::npos);

@@ -61,7 +61,7 @@ TEST_CASE("hello reports a device out of memory in its worker threads and exits 
 
 TEST_CASE("hello reports a bad flag value and exits 2", "[integration][demo]") {
   auto r = run_demo("hello", "AM_LOG=warning", "--am-gpus=off --threads many");
-  check_clean_failure(r, "--threads expects a whole number of at least 1, got 'many'");
+  check_clean_failure(r, "--threads: Value many not in range 1 to");
 }
 
 TEST_CASE("the sharding tour reports a device out of memory after its output and exits 2", "[integration][demo]") {
@@ -75,4 +75,30 @@ TEST_CASE("hello still runs clean without a memory limit", "[integration][demo]"
   CHECK(r.status == 0);
   CHECK_THAT(r.output, Catch::Contains("all in order"));
   CHECK(lines_starting_with(r.output, "error: ").empty());
+}
+
+TEST_CASE("every demo prints its usage with --help and exits 0 without starting a runtime", "[integration][demo]") {
+  for (const char* name : {"hello", "sharding_tour", "pmap_tour", "colocated_tour", "multihost_tour", "cluster_tour",
+                           "actor_mesh_tour"}) {
+    // AM_CPU_DEVICES=0 would fail any runtime the demo started: --help must stop before one.
+    auto r = run_demo(name, "AM_CPU_DEVICES=0", "--help");
+    INFO(name << ": " << r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Catch::Contains(std::string("Usage: ") + name));
+    CHECK_THAT(r.output, Catch::Contains("--am-cpu-devices VALUE"));
+    CHECK_THAT(r.output, !Catch::Contains("error"));
+  }
+}
+
+TEST_CASE("a demo refuses a flag it does not know, and a misspelt runtime flag with the nearest name",
+          "[integration][demo]") {
+  auto unknown = run_demo("sharding_tour", "AM_LOG=warning", "--quik");
+  check_clean_failure(unknown, "The following argument was not expected: --quik");
+  auto misspelt = run_demo("hello", "AM_LOG=warning", "--am-cpu-device=3 --steps 1");
+  check_clean_failure(misspelt, "unknown runtime flag --am-cpu-device (did you mean --am-cpu-devices?)");
+  // The runtime's flags, in both forms, are not the demo's to refuse.
+  auto both = run_demo("hello", "AM_LOG=warning", "--am-gpus off --am-cpu-devices=2 --threads 1 --steps 1");
+  INFO(both.output);
+  CHECK(both.status == 0);
+  CHECK_THAT(both.output, Catch::Contains("2 devices:"));
 }

@@ -1,4 +1,5 @@
 // Option precedence: defaults < AM_* environment < --am-* flags < values set in code.
+#include "actors/detail/closest_name.hpp"
 #include "actors/errors.hpp"
 #include "devices/options.hpp"
 
@@ -62,4 +63,29 @@ TEST_CASE("bad values name their source", "[options]") {
   am::options code;
   code.cpu_devices = -1;
   CHECK_THROWS_AS(am::resolve_options(code, {}, fake_env({})), am::value_error);
+}
+
+TEST_CASE("a misspelt --am- flag is refused with the nearest flag, the program's own arguments are left alone",
+          "[options]") {
+  CHECK_THROWS_WITH(am::resolve_options({}, {"--am-cpu-device=3"}, fake_env({})),
+                    "unknown runtime flag --am-cpu-device (did you mean --am-cpu-devices?)");
+  CHECK_THROWS_WITH(am::resolve_options({}, {"--am-use-gpus", "0"}, fake_env({})),
+                    "unknown runtime flag --am-use-gpus (did you mean --am-gpus?)");
+  CHECK_THROWS_WITH(am::resolve_options({}, {"--am-zzzzzzzzzzzzzzzzzzzzzz"}, fake_env({})),
+                    "unknown runtime flag --am-zzzzzzzzzzzzzzzzzzzzzz (the runtime's flags are listed in "
+                    "doc/runtime.md)");
+  CHECK_THROWS_AS(am::resolve_options({}, {"--am-"}, fake_env({})), am::value_error);
+  // A known flag's value is its own even when it starts with --am-; a `--` ends the runtime's flags.
+  CHECK(am::resolve_options({}, {"--am-trace", "--am-x.json"}, fake_env({})).trace == "--am-x.json");
+  auto o = am::resolve_options({}, {"--steps", "3", "--am-cpu-devices=2", "--", "--am-whatever"}, fake_env({}));
+  CHECK(o.cpu_devices == 2);
+}
+
+TEST_CASE("closest_name suggests only near names", "[options]") {
+  CHECK(am::detail::edit_distance("", "abc") == 3);
+  CHECK(am::detail::edit_distance("kitten", "sitting") == 3);
+  CHECK(am::detail::edit_distance("same", "same") == 0);
+  CHECK(am::detail::closest_name("lanch", {"info", "launch", "worker"}) == "launch");
+  CHECK(am::detail::closest_name("xyzzy", {"info", "launch", "worker"}).empty());
+  CHECK(am::detail::closest_name("anything", {}).empty());
 }
