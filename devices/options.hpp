@@ -161,7 +161,7 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
 resolved_options resolve_options(const options& in_code, const std::vector<std::string>& args = {});
 
 /// The runtime's command-line flags, one per line with its environment variable
-/// ("  --am-cpu-devices N   AM_CPU_DEVICES"), for a program's --help.
+/// ("  --am-cpu-devices VALUE   AM_CPU_DEVICES"), for a program's --help.
 std::string runtime_flags_help();
 
 /// Printable name of a policy (`sharing`, `stealing`).
