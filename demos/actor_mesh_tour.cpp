@@ -7,9 +7,10 @@
 //   ./build/demos/actor_mesh_tour
 //
 // Across processes (every process spawns the meshes together; process 0 drives, the others
-// serve; the tour kills the last process on purpose, so the launcher ends with status 137):
+// serve; the tour kills the last process on purpose: --keep-going lets the others end well, and the
+// launch with them, where without it the launcher stops them and ends with status 137):
 //
-//   ./build/tools/actormesh launch -n 4 --cpu-devices 2 -- ./build/demos/actor_mesh_tour
+//   ./build/tools/actormesh launch -n 4 --cpu-devices 2 --keep-going -- ./build/demos/actor_mesh_tour
 #include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 

@@ -1,14 +1,15 @@
 // The multihost tour: every example of seeds/002 (jax.experimental.multihost_utils) in
 // C++, then a training loop that survives a preemption notice, then live_devices losing a process.
 //
-//   ./build/tools/actormesh launch -n 4 --cpu-devices 2 -- ./build/demos/multihost_tour
+//   ./build/tools/actormesh launch -n 4 --cpu-devices 2 --keep-going -- ./build/demos/multihost_tour
 //
 // Every process runs this same program and calls the utilities in the same order. In the training
 // loop process 1 sends itself SIGTERM at step 3: every process learns of it, they agree on one
 // step, print "preemption sync point at step N", save a checkpoint there, restore it onto another
 // sharding and check the values. Last, in a live_devices block the last process is killed
-// (SIGKILL) and every survivor prints exactly its devices. The launcher then reports that process
-// as killed and exits 137; the survivors have already printed and stop cleanly. Run alone (no
+// (SIGKILL) and every survivor prints exactly its devices. The launcher reports that process as
+// killed; with --keep-going the survivors go on, stop cleanly and the launch exits 0 (without it,
+// the launcher stops them and exits 137). Run alone (no
 // launcher) it is a cluster of one process and skips the parts that need several.
 #include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>

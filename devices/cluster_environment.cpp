@@ -264,12 +264,53 @@ std::optional<launcher_cluster> detect_slurm(const environment_lookup& env) {
   return cluster;
 }
 
+/// torchrun (and torch.distributed.launch): RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT, all four.
+/// MASTER_PORT is torch's own store's (torchrun's agent listens there), so the coordinator takes the
+/// port after it unless AM_COORDINATOR_PORT says otherwise.
+std::optional<launcher_cluster> detect_torchrun(const environment_lookup& env) {
+  auto rank = get(env, "RANK");
+  auto size = get(env, "WORLD_SIZE");
+  auto host = get(env, "MASTER_ADDR");
+  auto master_port = get(env, "MASTER_PORT");
+  if (!rank || !size || !host || !master_port)
+    return std::nullopt;
+  launcher_cluster cluster{"torchrun", {{"process_id", *rank, "RANK"}, {"num_processes", *size, "WORLD_SIZE"}}, {}};
+  auto port = port_override(env);
+  if (!port) {
+    auto torch_port = parse_port(*master_port);
+    if (!torch_port || *torch_port == 65535) {
+      cluster.coordinator_problem = "MASTER_PORT='" + *master_port + "' is not a port below 65535";
+      return cluster;
+    }
+    port = port_choice{*torch_port + 1, "MASTER_PORT + 1"};
+  }
+  cluster.settings.push_back(
+    {"coordinator_address", *host + ":" + std::to_string(port->port), "MASTER_ADDR and " + port->source});
+  return cluster;
+}
+
+/// A Kubernetes Indexed Job: each pod's JOB_COMPLETION_INDEX is its process id. The Job says neither
+/// how many pods it has nor where pod 0 is; its manifest sets AM_NUM_PROCESSES and AM_COORDINATOR
+/// (pod 0 through the Job's headless service, doc/multihost.md).
+std::optional<launcher_cluster> detect_kubernetes(const environment_lookup& env) {
+  auto index = get(env, "JOB_COMPLETION_INDEX");
+  if (!index)
+    return std::nullopt;
+  launcher_cluster cluster{"a Kubernetes Indexed Job", {{"process_id", *index, "JOB_COMPLETION_INDEX"}}, {}};
+  cluster.coordinator_problem = "set AM_COORDINATOR to pod 0 through the Job's headless service, "
+                                "<job>-0.<service>:<port> (doc/multihost.md)";
+  cluster.num_processes_problem = "the Job does not say how many pods it has: set AM_NUM_PROCESSES to its "
+                                  "completions (doc/multihost.md)";
+  return cluster;
+}
+
 } // namespace
 
 std::optional<launcher_cluster> detect_launcher_cluster(const environment_lookup& env) {
-  if (auto cluster = detect_open_mpi(env))
-    return cluster;
-  return detect_slurm(env);
+  for (auto detect : {detect_torchrun, detect_open_mpi, detect_slurm, detect_kubernetes})
+    if (auto cluster = detect(env))
+      return cluster;
+  return std::nullopt;
 }
 
 std::vector<std::string> expand_slurm_host_list(const std::string& list, const std::string& source) {

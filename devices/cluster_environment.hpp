@@ -1,4 +1,5 @@
-/// What a job launcher (Open MPI's mpirun, Slurm's srun) tells each process it starts about the
+/// What a job launcher (torchrun, Open MPI's mpirun, Slurm's srun, a Kubernetes Indexed Job) tells
+/// each process it starts about the
 /// cluster, read from the launcher's environment variables. These are the lowest-precedence cluster
 /// settings: AM_* variables, --am-* flags and values in code override each of them
 /// (devices/options.hpp, doc/runtime.md "Cluster options").
@@ -24,21 +25,28 @@ struct launcher_setting {
 
 /// The partial cluster settings of a detected launcher.
 struct launcher_cluster {
-  std::string launcher;                   ///< "Open MPI" or "Slurm"
-  std::vector<launcher_setting> settings; ///< process_id and num_processes always; the coordinator
+  std::string launcher;                   ///< "torchrun", "Open MPI", "Slurm", "a Kubernetes Indexed Job"
+  std::vector<launcher_setting> settings; ///< process_id always, num_processes unless
+                                          ///< num_processes_problem says why not; the coordinator
                                           ///< when the variables name its host and port
   /// Why the variables gave no coordinator, for the error that asks for one (empty when they gave
   /// one). A malformed node list or URI is no error by itself: AM_COORDINATOR may replace it.
   std::string coordinator_problem;
+  /// Why the variables give no process count (a Kubernetes Job's pods are not told it), for the
+  /// error when nothing else gives one: without it, every pod would run alone.
+  std::string num_processes_problem;
 };
 
-/// The launcher whose variables are set, or nothing. Open MPI (OMPI_COMM_WORLD_RANK and
-/// OMPI_COMM_WORLD_SIZE) is checked first, because mpirun inside a Slurm allocation leaves the
-/// allocation's SLURM_* variables in place; then Slurm (SLURM_PROCID, SLURM_NTASKS and
-/// SLURM_STEP_NODELIST or else SLURM_JOB_NODELIST). The coordinator's host is the first host of the
-/// Slurm node list, or mpirun's host: the first IPv4 address (else IPv6) of OMPI_MCA_orte_hnp_uri
-/// (Open MPI 4) or, when PRTE_LAUNCHED=1, of the PMIx server URI (Open MPI 5). Its port is
-/// AM_COORDINATOR_PORT when set, else derived from the job id (derived_coordinator_port).
+/// The launcher whose variables are set, or nothing, checked in this order: torchrun (RANK,
+/// WORLD_SIZE, MASTER_ADDR and MASTER_PORT, all four: torchrun started by srun or mpirun sees their
+/// variables too, with one task a node); Open MPI (OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE),
+/// before Slurm because mpirun inside a Slurm allocation leaves the allocation's SLURM_* variables
+/// in place; Slurm (SLURM_PROCID, SLURM_NTASKS and SLURM_STEP_NODELIST or else SLURM_JOB_NODELIST);
+/// a Kubernetes Indexed Job (JOB_COMPLETION_INDEX: the process id only). The coordinator's host is
+/// MASTER_ADDR, the first host of the Slurm node list, or mpirun's host: the first IPv4 address
+/// (else IPv6) of OMPI_MCA_orte_hnp_uri (Open MPI 4) or, when PRTE_LAUNCHED=1, of the PMIx server
+/// URI (Open MPI 5). Its port is AM_COORDINATOR_PORT when set, else MASTER_PORT + 1 (MASTER_PORT is
+/// torch's own store's) or derived from the job id (derived_coordinator_port).
 /// Throws am::value_error when AM_COORDINATOR_PORT is not a port.
 std::optional<launcher_cluster> detect_launcher_cluster(const environment_lookup& env);
 

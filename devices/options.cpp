@@ -363,6 +363,9 @@ void drop_lone_launcher_coordinator(draft& d) {
 
 void check_membership(const draft& d) {
   auto& v = d.values;
+  if (d.launcher && !d.launcher->num_processes_problem.empty() && !d.origins.count("num_processes"))
+    throw value_error(describe(d, "process_id", std::to_string(v.process_id)) + " places this process in "
+                      + d.launcher->launcher + ", but " + d.launcher->num_processes_problem);
   if (v.process_id >= v.num_processes)
     throw value_error(describe(d, "process_id", std::to_string(v.process_id)) + " is not below "
                       + describe(d, "num_processes", std::to_string(v.num_processes)));

@@ -46,29 +46,32 @@ int coordinator_port(std::optional<int> fixed) {
 
 std::string launch_cluster_token() {
   // A secret the user gave is checked now (a bad file fails the launch, not every process).
-  if (!am::detail::cluster_token_from_environment().empty())
+  if (user_gave_cluster_token())
     return {};
   return am::detail::generate_cluster_token();
 }
 
-std::vector<std::string> child_environment(int port, int num_processes, int process_id, std::optional<int> cpu_devices,
-                                           const std::string& cluster_token) {
+bool user_gave_cluster_token() { return !am::detail::cluster_token_from_environment().empty(); }
+
+std::vector<std::string> child_environment(const cluster_variables& cluster, int process_id) {
+  const auto& cpu_devices = cluster.cpu_devices;
   std::vector<std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
     const std::string_view text(*entry);
     const bool replaced = is_variable(text, coordinator_variable) || is_variable(text, num_processes_variable)
-                          || is_variable(text, process_id_variable)
+                          || is_variable(text, process_id_variable) || is_variable(text, restart_count_variable)
                           || (cpu_devices && is_variable(text, cpu_devices_variable));
     if (!replaced)
       env.emplace_back(text);
   }
-  env.push_back(std::string(coordinator_variable) + "=127.0.0.1:" + std::to_string(port));
-  env.push_back(std::string(num_processes_variable) + "=" + std::to_string(num_processes));
+  env.push_back(std::string(coordinator_variable) + "=" + cluster.coordinator);
+  env.push_back(std::string(num_processes_variable) + "=" + std::to_string(cluster.num_processes));
   env.push_back(std::string(process_id_variable) + "=" + std::to_string(process_id));
+  env.push_back(std::string(restart_count_variable) + "=" + std::to_string(cluster.restart_count));
   if (cpu_devices)
     env.push_back(std::string(cpu_devices_variable) + "=" + std::to_string(*cpu_devices));
-  if (!cluster_token.empty())
-    env.push_back("AM_CLUSTER_TOKEN=" + cluster_token);
+  if (!cluster.cluster_token.empty())
+    env.push_back("AM_CLUSTER_TOKEN=" + cluster.cluster_token);
   return env;
 }
 

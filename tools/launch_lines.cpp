@@ -5,8 +5,8 @@
 
 namespace am::tools {
 
-line_prefixer::line_prefixer(int index, std::ostream& out)
-    : prefix_("[" + std::to_string(index) + "] "), out_(&out) {}
+line_prefixer::line_prefixer(int index, std::ostream* console, std::ostream* log)
+    : prefix_("[" + std::to_string(index) + "] "), console_(console), log_(log) {}
 
 void line_prefixer::feed(std::string_view data) {
   while (!data.empty()) {
@@ -32,9 +32,15 @@ void line_prefixer::finish() {
 }
 
 void line_prefixer::write_line(std::string_view line) {
-  out_->write(prefix_.data(), static_cast<std::streamsize>(prefix_.size()));
-  out_->write(line.data(), static_cast<std::streamsize>(line.size()));
-  out_->put('\n');
+  if (console_) {
+    console_->write(prefix_.data(), static_cast<std::streamsize>(prefix_.size()));
+    console_->write(line.data(), static_cast<std::streamsize>(line.size()));
+    console_->put('\n');
+  }
+  if (log_) {
+    log_->write(line.data(), static_cast<std::streamsize>(line.size()));
+    log_->put('\n');
+  }
 }
 
 } // namespace am::tools

@@ -8,16 +8,18 @@
 
 namespace am::tools {
 
-/// Cuts the bytes of one child's stdout (or stderr) into lines and writes each to `out` as
-/// "[index] line\n", whole, so that lines of different children never mix within a line. A line
-/// longer than max_line is written in pieces of max_line bytes, each as a line of its own.
+/// Cuts the bytes of one child's stdout (or stderr) into lines and writes each to the console as
+/// "[index] line\n", whole, so that lines of different children never mix within a line, and to the
+/// child's log file (--log-dir) as it is, without the prefix. A line longer than max_line is written
+/// in pieces of max_line bytes, each as a line of its own.
 class line_prefixer {
 public:
   /// The longest line kept whole (64 KiB): a child that never writes a newline costs no more memory.
   static constexpr std::size_t max_line = 64 * 1024;
 
-  /// Lines of process `index`, written to `out` (which must outlive this).
-  line_prefixer(int index, std::ostream& out);
+  /// Lines of process `index`, written to `console` unless it is null (a process --ranks-filter
+  /// leaves out) and to `log` unless it is null. Both must outlive this.
+  line_prefixer(int index, std::ostream* console, std::ostream* log = nullptr);
 
   /// Writes every line that `data` completes; keeps the unfinished rest for the next call.
   void feed(std::string_view data);
@@ -29,7 +31,8 @@ private:
   void write_line(std::string_view line);
 
   std::string prefix_;
-  std::ostream* out_;
+  std::ostream* console_;
+  std::ostream* log_;
   std::string pending_;
 };
 

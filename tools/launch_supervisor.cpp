@@ -5,6 +5,7 @@
 
 #include "tools/launch_environment.hpp"
 #include "tools/launch_lines.hpp"
+#include "tools/launch_logs.hpp"
 #include "tools/launch_signals.hpp"
 #include "tools/launch_spawn.hpp"
 
@@ -21,6 +22,8 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <tuple>
+#include <utility>
 #include <unistd.h>
 
 namespace am::tools {
@@ -77,10 +80,12 @@ void ensure_file_limit(int num_processes) {
 }
 
 struct child {
-  child(int i, launched_child p, std::ostream& out, std::ostream& err)
-      : index(i), proc(p), out_lines(i, out), err_lines(i, err) {}
-  int index;
+  child(int i, launched_child p, std::ostream* out, std::ostream* err, process_logs logs_)
+      : index(i), proc(p), logs(std::move(logs_)), out_lines(i, out, logs.out.get()),
+        err_lines(i, err, logs.err.get()) {}
+  int index; // the process id
   launched_child proc;
+  process_logs logs; // --log-dir's files, or none
   line_prefixer out_lines;
   line_prefixer err_lines;
   bool running = true;
@@ -89,51 +94,117 @@ struct child {
 // Why the launch is stopping (the first cause wins; later ones are consequences of stopping).
 enum class stop_cause { none, failure, start_failure, signal, timeout };
 
+// A process that failed while --keep-going let the others run.
+struct tolerated_failure {
+  int process;
+  int status; // as waitpid gives it
+};
+
 class supervisor {
 public:
   supervisor(const launch_options& options, std::ostream& out, std::ostream& err)
       : options_(options), out_(out), err_(err) {}
 
   int run() {
-    const int port = coordinator_port(options_.coordinator_port);
-    const auto token = launch_cluster_token(); // one secret for the whole cluster
+    const auto token = launch_cluster_token(); // one secret for the whole cluster, every attempt
     ensure_file_limit(options_.num_processes);
-    if (options_.timeout_seconds) // the whole launch, starting included
+    if (options_.timeout_seconds) // the whole launch, starting and restarts included
       timeout_at_ = clock_type::now() + seconds(*options_.timeout_seconds);
     signal_events signals;
-    start_all(port, token);
-    handle_signals(signals.take()); // one caught while starting, even before any child started
-    for (bool reap_now = true;;) {
-      if (reap_now)
-        reap();
-      out_.flush();
-      err_.flush();
-      if (std::none_of(children_.begin(), children_.end(), [](const child& c) { return c.running; }))
+    for (;; ++attempt_) {
+      start_all(token);
+      handle_signals(signals.take()); // one caught while starting, even before any child started
+      supervise(signals);
+      if (cause_ != stop_cause::failure || attempt_ >= options_.max_restarts)
         break;
-      reap_now = wait_and_read(signals);
-      check_deadlines();
+      fmt::print(err_, "actormesh launch: {}; restarting the group (restart {} of {})\n", why_stopped().second,
+                 attempt_ + 1, options_.max_restarts);
+      begin_next_attempt();
     }
     return finish();
   }
 
 private:
-  void start_all(int port, const std::string& token) {
+  // The coordinator of this attempt: the fixed one, or a free port on 127.0.0.1 picked now.
+  std::string coordinator_address() const {
+    const auto host = options_.coordinator_host.value_or("127.0.0.1");
+    // Node 0 hosts the coordinator: a fixed port is checked for being free there (on loopback).
+    const int port = options_.node_rank == 0 ? coordinator_port(options_.coordinator_port) : *options_.coordinator_port;
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  }
+
+  void start_all(const std::string& token) {
+    cluster_variables cluster{coordinator_address(), options_.world_size(), options_.cpu_devices, token, attempt_};
+    const int first = options_.first_process();
+    const int last = first + options_.num_processes - 1;
+    fmt::print(err_, "actormesh launch: coordinator {}, process{} {} of {}{}\n", cluster.coordinator,
+               first == last ? "" : "es", first == last ? std::to_string(first) : fmt::format("{}-{}", first, last),
+               options_.world_size(),
+               options_.num_nodes > 1 ? fmt::format(" (node {} of {})", options_.node_rank, options_.num_nodes) : "");
+    err_.flush();
+    std::vector<process_logs> logs(static_cast<std::size_t>(options_.num_processes));
+    if (options_.log_dir) // all made before any process starts: a failure here leaves nothing running
+      for (int i = 0; i < options_.num_processes; ++i)
+        logs[static_cast<std::size_t>(i)] = open_process_logs(*options_.log_dir, attempt_, first + i);
     children_.reserve(static_cast<std::size_t>(options_.num_processes));
     for (int i = 0; i < options_.num_processes; ++i) {
       if (signal_events::first_stop_signal() != 0)
         return; // the loop forwards it to those already started
-      auto started = spawn_child(options_.command,
-                                 child_environment(port, options_.num_processes, i, options_.cpu_devices, token));
+      const int id = first + i;
+      auto started = spawn_child(options_.command, child_environment(cluster, id));
       if (started.error != 0) {
         cause_ = stop_cause::start_failure;
-        failed_process_ = i;
+        failed_process_ = id;
         start_error_ = started.error;
         start_step_ = started.step;
         stop_all(SIGTERM);
         return;
       }
-      children_.emplace_back(i, started.child, out_, err_);
+      children_.emplace_back(id, started.child, shown(id) ? &out_ : nullptr, shown(id) ? &err_ : nullptr,
+                             std::move(logs[static_cast<std::size_t>(i)]));
     }
+  }
+
+  // Whether process `id`'s lines go to the console (--ranks-filter).
+  bool shown(int id) const {
+    const auto& filter = options_.ranks_filter;
+    return filter.empty() || std::binary_search(filter.begin(), filter.end(), id);
+  }
+
+  // Reads and reaps until every child of this attempt has ended.
+  void supervise(signal_events& signals) {
+    for (bool reap_now = true;;) {
+      if (reap_now)
+        reap();
+      flush_all();
+      if (std::none_of(children_.begin(), children_.end(), [](const child& c) { return c.running; }))
+        return;
+      reap_now = wait_and_read(signals);
+      check_deadlines();
+    }
+  }
+
+  void flush_all() {
+    out_.flush();
+    err_.flush();
+    for (auto& c : children_)
+      for (auto* log : {c.logs.out.get(), c.logs.err.get()})
+        if (log)
+          log->flush();
+  }
+
+  // After a failed attempt whose processes have all ended: forgets it (the timeout still runs).
+  void begin_next_attempt() {
+    children_.clear();
+    cause_ = stop_cause::none;
+    failed_process_ = -1;
+    failed_status_ = 0;
+    stopped_.clear();
+    kill_at_.reset();
+    killed_ = false;
+    killed_on_signal_ = false;
+    killed_count_ = 0;
+    succeeded_ = 0;
   }
 
   // Waits for output, a signal or a deadline; reads what is ready. True when children should be
@@ -233,7 +304,16 @@ private:
         close_fd(fd);
       }
       const bool failed = r == c.proc.pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-      if (failed && cause_ == stop_cause::none) {
+      if (!failed) {
+        ++succeeded_;
+      } else if (options_.keep_going && cause_ == stop_cause::none) {
+        tolerated_.push_back({c.index, status});
+        const auto running = std::count_if(children_.begin(), children_.end(), [](const child& o) { return o.running; });
+        fmt::print(err_, "actormesh launch: {}; {} (--keep-going)\n", status_text(c.index, status).second,
+                   running == 0 ? std::string("no other process is running")
+                   : running == 1 ? std::string("the other process goes on")
+                                  : fmt::format("the other {} processes go on", running));
+      } else if (cause_ == stop_cause::none) {
         cause_ = stop_cause::failure;
         failed_process_ = c.index;
         failed_status_ = status;
@@ -275,23 +355,22 @@ private:
     kill_at_.reset();
   }
 
-  // The closing line on `err` and the exit status.
-  int finish() {
-    if (cause_ == stop_cause::none)
-      return 0;
+  // The exit status a process's waitpid status gives the launcher, and the words for it.
+  static std::pair<int, std::string> status_text(int process, int status) {
+    if (WIFEXITED(status))
+      return {WEXITSTATUS(status), fmt::format("process {} exited with status {}", process, WEXITSTATUS(status))};
+    return {128 + WTERMSIG(status), fmt::format("process {} was killed by {}", process, signal_name(WTERMSIG(status)))};
+  }
+
+  // Why this attempt stopped (cause_ is not none): the exit status and the words for it.
+  std::pair<int, std::string> why_stopped() const {
     std::string text;
     int status = 1;
     const auto k = stopped_.size();
     const auto n = static_cast<std::size_t>(options_.num_processes);
     switch (cause_) {
       case stop_cause::failure:
-        if (WIFEXITED(failed_status_)) {
-          status = WEXITSTATUS(failed_status_);
-          text = fmt::format("process {} exited with status {}", failed_process_, status);
-        } else {
-          status = 128 + WTERMSIG(failed_status_);
-          text = fmt::format("process {} was killed by {}", failed_process_, signal_name(WTERMSIG(failed_status_)));
-        }
+        std::tie(status, text) = status_text(failed_process_, failed_status_);
         if (k == 0 && n > 1)
           text += "; no other process was still running";
         else if (k > 0 && k == n - 1)
@@ -332,6 +411,31 @@ private:
       text += fmt::format(" ({} {} still running {} and got SIGKILL)", killed_count_,
                           killed_count_ == 1 ? "was" : "were", when);
     }
+    return {status, text};
+  }
+
+  // With --keep-going and failures but no stop: 0 when a process ended well, else the first
+  // failure's status; and the words for it.
+  std::pair<int, std::string> why_tolerated() const {
+    std::vector<int> failed;
+    for (const auto& f : tolerated_)
+      failed.push_back(f.process);
+    const auto ended_well = fmt::format("{} of {} process{} ended well", succeeded_, options_.num_processes,
+                                        options_.num_processes == 1 ? "" : "es");
+    const auto which = fmt::format("process{} {} failed", failed.size() == 1 ? "" : "es", index_list(failed));
+    if (succeeded_ > 0)
+      return {0, fmt::format("{}; {} (--keep-going)", ended_well, which)};
+    return {status_text(tolerated_.front().process, tolerated_.front().status).first,
+            fmt::format("{}: {} (--keep-going)", ended_well, which)};
+  }
+
+  // The closing line on `err` and the exit status.
+  int finish() {
+    if (cause_ == stop_cause::none && tolerated_.empty())
+      return 0;
+    auto [status, text] = cause_ == stop_cause::none ? why_tolerated() : why_stopped();
+    if (cause_ == stop_cause::failure && attempt_ > 0)
+      text += fmt::format("; gave up after {} restart{}", attempt_, attempt_ == 1 ? "" : "s");
     fmt::print(err_, "actormesh launch: {}\n", text);
     err_.flush();
     return status;
@@ -353,6 +457,9 @@ private:
   bool killed_ = false;
   bool killed_on_signal_ = false;
   std::size_t killed_count_ = 0;
+  int attempt_ = 0;                         // 0, then one more each restart
+  int succeeded_ = 0;                       // processes that exited 0, this attempt
+  std::vector<tolerated_failure> tolerated_; // --keep-going's failures, in order
 };
 
 } // namespace

@@ -77,23 +77,23 @@ std::string merge_trace_files(const std::vector<std::string>& inputs, const std:
   return "";
 }
 
-void remove_stale_launch_traces(int processes) {
+void remove_stale_launch_traces(int first, int processes, int world) {
   const char* path = std::getenv("AM_TRACE");
-  if (path == nullptr || *path == '\0' || processes <= 1)
+  if (path == nullptr || *path == '\0' || world <= 1)
     return;
-  for (int p = 0; p < processes; ++p) {
+  for (int p = first; p < first + processes; ++p) {
     std::error_code ignored;
-    std::filesystem::remove(observability::trace_file_of(path, p, processes), ignored);
+    std::filesystem::remove(observability::trace_file_of(path, p, world), ignored);
   }
 }
 
-void merge_launch_traces(int processes, std::ostream& err) {
+void merge_launch_traces(int first, int processes, int world, std::ostream& err) {
   const char* path = std::getenv("AM_TRACE");
-  if (path == nullptr || *path == '\0' || processes <= 1)
+  if (path == nullptr || *path == '\0' || world <= 1)
     return;
   std::vector<std::string> inputs;
-  for (int p = 0; p < processes; ++p) {
-    auto file = observability::trace_file_of(path, p, processes);
+  for (int p = first; p < first + processes; ++p) {
+    auto file = observability::trace_file_of(path, p, world);
     if (std::filesystem::exists(file))
       inputs.push_back(file);
   }

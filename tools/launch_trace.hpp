@@ -15,12 +15,14 @@ namespace am::tools {
 /// negative. Returns "" or what went wrong (a file that cannot be read or parsed is named).
 std::string merge_trace_files(const std::vector<std::string>& inputs, const std::string& output);
 
-/// Before a launch of `processes` processes: when AM_TRACE names a file, removes FILE.rank<i> left by
-/// an earlier run, so that only this launch's processes are merged.
-void remove_stale_launch_traces(int processes);
+/// Before a launch of processes first .. first + processes - 1 of a cluster of `world`: when AM_TRACE
+/// names a file, removes their FILE.rank<i> left by an earlier run, so that only this launch's
+/// processes are merged.
+void remove_stale_launch_traces(int first, int processes, int world);
 
-/// After a launch of `processes` processes: when AM_TRACE names a file, merges the processes'
-/// FILE.rank<i> that exist into FILE, saying on `err` what was merged or why not.
-void merge_launch_traces(int processes, std::ostream& err);
+/// After that launch: when AM_TRACE names a file, merges those processes' FILE.rank<i> that exist
+/// into FILE (with several nodes, each node's launcher merges its own), saying on `err` what was
+/// merged or why not.
+void merge_launch_traces(int first, int processes, int world, std::ostream& err);
 
 } // namespace am::tools

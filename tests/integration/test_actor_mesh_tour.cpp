@@ -34,11 +34,13 @@ TEST_CASE("actor mesh tour: in one process", "[integration][actor_mesh]") {
   CHECK(has(r.output, "done\n"));
 }
 
-TEST_CASE("actor mesh tour: under actormesh launch -n 4 --cpu-devices 2", "[integration][actor_mesh]") {
-  auto r = am::testing::run_command(am::testing::tool_path() + " launch -n 4 --cpu-devices 2 -- " + tour(), 120);
+TEST_CASE("actor mesh tour: under actormesh launch -n 4 --cpu-devices 2 --keep-going", "[integration][actor_mesh]") {
+  auto r = am::testing::run_command(
+    am::testing::tool_path() + " launch -n 4 --cpu-devices 2 --keep-going -- " + tour(), 120);
   INFO(r.output);
-  CHECK(r.status == 137);
-  CHECK(has(r.output, "actormesh launch: process 3 was killed by signal 9"));
+  CHECK(r.status == 0); // the killed process was on purpose; the others end well
+  CHECK(has(r.output, "actormesh launch: process 3 was killed by signal 9 (Killed); the other 3 processes go on"));
+  CHECK(has(r.output, "actormesh launch: 3 of 4 processes ended well; process 3 failed (--keep-going)"));
   CHECK(has(r.output, "[0] step 39: loss 0.0000, w 3.0000, b 1.0000\n"));
   CHECK(has(r.output, "[0] host 3: trainer at {host: 3, device: 1} on CpuDevice(id=7) in process 3\n"));
   CHECK(has(r.output, "[3] supervision: tour.trainer at {host: 3, device: 0} (process 3) restarted: am::actor_fault: "

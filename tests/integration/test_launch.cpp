@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 #include "support/build_paths.hpp"
@@ -157,11 +158,24 @@ std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::
   return a;
 }
 
-// The one line the launcher wrote on stderr (the children's stderr lines start with '[').
+// Whether `line` is the launcher's first, naming the coordinator.
+bool is_start_line(const std::string& line) { return line.rfind("actormesh launch: coordinator ", 0) == 0; }
+
+// `err` without the launcher's start lines.
+std::string without_start_lines(const std::string& err) {
+  std::string kept;
+  for (const auto& line : lines_of(err))
+    if (!is_start_line(line))
+      kept += line + "\n";
+  return kept;
+}
+
+// The one line the launcher wrote on stderr besides its start line (the children's stderr lines
+// start with '[').
 std::string launcher_line(const std::string& err) {
   std::string found;
   for (const auto& line : lines_of(err)) {
-    if (line.rfind("actormesh launch: ", 0) == 0) {
+    if (line.rfind("actormesh launch: ", 0) == 0 && !is_start_line(line)) {
       CHECK(found.empty());
       found = line;
     }
@@ -192,6 +206,21 @@ std::pair<int, int> loopback_socket(bool listening) {
   return {fd, ntohs(a.sin_port)};
 }
 
+// `actormesh launch <args>` (with `env` added) must exit 2 with one line on stderr containing `text`.
+void check_refused(const std::vector<std::string>& args, const std::vector<std::string>& env, const std::string& text) {
+  std::string shown;
+  for (const auto& a : args)
+    shown += " " + a;
+  INFO("actormesh launch" << shown);
+  launcher l(args, env);
+  CHECK(l.wait() == 2);
+  const auto err = l.err();
+  INFO("stderr: " << err);
+  CHECK(l.out().empty());
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  CHECK_THAT(err, Catch::Contains(text));
+}
+
 } // namespace
 
 TEST_CASE("launch: every line of 3 processes is prefixed with its index, on stdout and on stderr", "[launch]") {
@@ -199,7 +228,7 @@ TEST_CASE("launch: every line of 3 processes is prefixed with its index, on stdo
                                  "printf 'last %s' $AM_PROCESS_ID; printf 'elast %s' $AM_PROCESS_ID >&2")));
   REQUIRE(l.wait() == 0);
   const auto out = lines_of(l.out());
-  const auto err = lines_of(l.err());
+  const auto err = lines_of(without_start_lines(l.err()));
   INFO("stdout:\n" << l.out() << "stderr:\n" << l.err());
   CHECK(std::multiset<std::string>(out.begin(), out.end())
         == std::multiset<std::string>{"[0] out 0", "[0] two 0", "[0] last 0", "[1] out 1", "[1] two 1", "[1] last 1",
@@ -238,7 +267,7 @@ TEST_CASE("launch: lines of busy processes never mix, and an endless line is cut
   CHECK(next[0] == 2000);
   CHECK(next[1] == 2000);
   CHECK(next[2] == 2000);
-  const auto err = lines_of(l.err());
+  const auto err = lines_of(without_start_lines(l.err()));
   REQUIRE(err.size() == 2);
   CHECK(err[0] == "[1] " + std::string(64 * 1024, 'a'));
   CHECK(err[1] == "[1] " + std::string(70000 - 64 * 1024, 'a'));
@@ -263,6 +292,8 @@ TEST_CASE("launch: every child sees the coordinator, the process count, its inde
     CHECK(out[0] == "[0] " + address + " 3 0 2");
     CHECK(out[1] == "[1] " + address + " 3 1 2");
     CHECK(out[2] == "[2] " + address + " 3 2 2");
+    // The launcher names it first, so that `actormesh info --watch` can be pointed at it.
+    CHECK(lines_of(l.err()) == std::vector<std::string>{"actormesh launch: coordinator " + address + ", processes 0-2 of 3"});
   }
   SECTION("--coordinator-port; without --cpu-devices the launcher's AM_CPU_DEVICES is kept") {
     const auto [fd, port] = loopback_socket(false);
@@ -374,7 +405,7 @@ TEST_CASE("launch: a program that cannot be run is reported on one line", "[laun
       launcher l({"-n", "2", "--", program, "arg"});
       CHECK(l.wait() == 127);
       CHECK(l.out().empty());
-      CHECK(l.err() == "actormesh launch: cannot run '" + program + "': No such file or directory\n");
+      CHECK(without_start_lines(l.err()) == "actormesh launch: cannot run '" + program + "': No such file or directory\n");
     }
   }
   SECTION("not executable: 126") {
@@ -382,7 +413,7 @@ TEST_CASE("launch: a program that cannot be run is reported on one line", "[laun
     chmod(path.c_str(), 0644);
     launcher l({"-n", "2", "--", path});
     CHECK(l.wait() == 126);
-    CHECK(l.err() == "actormesh launch: cannot run '" + path + "': Permission denied\n");
+    CHECK(without_start_lines(l.err()) == "actormesh launch: cannot run '" + path + "': Permission denied\n");
     std::remove(path.c_str());
   }
 }
@@ -408,19 +439,8 @@ TEST_CASE("launch: bad arguments exit 2 with one line and start nothing", "[laun
       {cat({"-n", "2", "--timeout", "inf"}, child), "--timeout"},
       {cat({"-n", "2", "--bogus"}, child), "--bogus"},
   };
-  for (const auto& [args, text] : cases) {
-    std::string shown;
-    for (const auto& a : args)
-      shown += " " + a;
-    INFO("actormesh launch" << shown);
-    launcher l(args);
-    CHECK(l.wait() == 2);
-    const auto err = l.err();
-    INFO("stderr: " << err);
-    CHECK(l.out().empty());
-    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
-    CHECK_THAT(err, Catch::Contains(text));
-  }
+  for (const auto& [args, text] : cases)
+    check_refused(args, {}, text);
   struct stat st{};
   CHECK(stat(marker.c_str(), &st) != 0); // no child ever ran
 }
@@ -481,4 +501,148 @@ TEST_CASE("launch: the children share a new cluster secret per launch, or the on
     CHECK(l.err().find("the cluster token file '/nonexistent/token' (AM_CLUSTER_TOKEN_FILE) cannot be read")
           != std::string::npos);
   }
+}
+
+// ---- several nodes, restarts, keep-going, log files ------------------------------------------------
+
+TEST_CASE("launch: --log-dir keeps each process's output unprefixed in attempt_0/<process>/, --ranks-filter "
+          "shows only some on the console",
+          "[launch]") {
+  char made[] = "/tmp/am_launch_logs_XXXXXX";
+  REQUIRE(mkdtemp(made) != nullptr);
+  const std::string dir(made);
+  launcher l(cat({"-n", "3", "--log-dir", dir, "--ranks-filter", "0,2"},
+                 sh("echo out $AM_PROCESS_ID; echo err $AM_PROCESS_ID >&2; printf 'no newline'")));
+  REQUIRE(l.wait() == 0);
+  auto out = lines_of(l.out());
+  std::sort(out.begin(), out.end());
+  CHECK(out == std::vector<std::string>{"[0] no newline", "[0] out 0", "[2] no newline", "[2] out 2"});
+  auto err = lines_of(without_start_lines(l.err()));
+  std::sort(err.begin(), err.end());
+  CHECK(err == std::vector<std::string>{"[0] err 0", "[2] err 2"});
+  for (const std::string p : {"0", "1", "2"}) {
+    CHECK(read_file(dir + "/attempt_0/" + p + "/stdout.log") == "out " + p + "\nno newline\n");
+    CHECK(read_file(dir + "/attempt_0/" + p + "/stderr.log") == "err " + p + "\n");
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("launch: a --log-dir that cannot be made starts nothing", "[launch]") {
+  const auto file = temp_path("not_a_dir"); // a file where the folder should be
+  const auto marker = temp_path("marker");
+  std::remove(marker.c_str());
+  launcher l(cat({"-n", "2", "--log-dir", file + "/logs"}, sh("touch " + marker)));
+  CHECK(l.wait() == 2);
+  CHECK_THAT(l.err(), Catch::Contains("actormesh launch: --log-dir: cannot create '" + file + "/logs/attempt_0/0'"));
+  struct stat st{};
+  CHECK(stat(marker.c_str(), &st) != 0);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("launch: --keep-going lets the others run on after a process is killed and exits 0 when they end well",
+          "[launch]") {
+  SECTION("process 1 killed, the others end well: 0") {
+    launcher l(cat({"-n", "3", "--keep-going"},
+                   sh("if [ $AM_PROCESS_ID = 1 ]; then kill -9 $$; fi; sleep 0.5; echo still here")));
+    CHECK(l.wait() == 0);
+    auto out = lines_of(l.out());
+    std::sort(out.begin(), out.end());
+    CHECK(out == std::vector<std::string>{"[0] still here", "[2] still here"});
+    const auto err = lines_of(without_start_lines(l.err()));
+    CHECK(err == std::vector<std::string>{
+                   "actormesh launch: process 1 was killed by signal 9 (Killed); the other 2 processes go on (--keep-going)",
+                   "actormesh launch: 2 of 3 processes ended well; process 1 failed (--keep-going)"});
+  }
+  SECTION("every process fails: the first failure's status") {
+    launcher l(cat({"-n", "2", "--keep-going"}, sh("if [ $AM_PROCESS_ID = 1 ]; then sleep 0.3; fi; exit 5")));
+    CHECK(l.wait() == 5);
+    CHECK(lines_of(l.err()).back() == "actormesh launch: 0 of 2 processes ended well: processes 0 and 1 failed (--keep-going)");
+  }
+}
+
+TEST_CASE("launch: --max-restarts starts the group again, with AM_RESTART_COUNT one higher, until it succeeds",
+          "[launch]") {
+  SECTION("process 1 fails in the first two attempts; the third ends well") {
+    char made[] = "/tmp/am_launch_restarts_XXXXXX";
+    REQUIRE(mkdtemp(made) != nullptr);
+    const std::string dir(made);
+    launcher l(cat({"-n", "2", "--max-restarts", "3", "--log-dir", dir},
+                   sh("echo attempt $AM_RESTART_COUNT; if [ $AM_PROCESS_ID = 1 ] && [ $AM_RESTART_COUNT -lt 2 ]; then "
+                      "exit 3; fi; exec sleep 0.2")));
+    CHECK(l.wait() == 0);
+    const auto err = lines_of(l.err());
+    INFO(l.err());
+    CHECK(std::count_if(err.begin(), err.end(), is_start_line) == 3);
+    CHECK(std::count(err.begin(), err.end(),
+                     "actormesh launch: process 1 exited with status 3; stopped the other process; restarting the "
+                     "group (restart 1 of 3)")
+          == 1);
+    CHECK(std::count(err.begin(), err.end(),
+                     "actormesh launch: process 1 exited with status 3; stopped the other process; restarting the "
+                     "group (restart 2 of 3)")
+          == 1);
+    for (const std::string attempt : {"0", "1", "2"})
+      CHECK(read_file(dir + "/attempt_" + attempt + "/1/stdout.log") == "attempt " + attempt + "\n");
+    std::system(("rm -rf " + dir).c_str());
+  }
+  SECTION("a group that always fails gives up after the restarts with the failure's status") {
+    launcher l(cat({"-n", "2", "--max-restarts", "2"}, sh("if [ $AM_PROCESS_ID = 0 ]; then exit 4; fi; exec sleep 30")));
+    CHECK(l.wait() == 4);
+    CHECK(l.seconds() < 15);
+    CHECK(lines_of(l.err()).back()
+          == "actormesh launch: process 0 exited with status 4; stopped the other process; gave up after 2 restarts");
+  }
+  SECTION("a signal to the launcher is not a failure to restart after") {
+    launcher l(cat({"-n", "2", "--max-restarts", "5"}, sh("trap 'exit 0' TERM; echo ready; while :; do sleep 0.1; done")));
+    REQUIRE(l.wait_for_lines("ready", 2));
+    REQUIRE(kill(l.pid(), SIGTERM) == 0);
+    CHECK(l.wait() == 128 + SIGTERM);
+    const auto err = lines_of(l.err());
+    CHECK(std::count_if(err.begin(), err.end(), is_start_line) == 1);
+  }
+}
+
+TEST_CASE("launch: --nnodes --node-rank --rdzv give each node's processes their ids in one cluster", "[launch]") {
+  const auto [fd, port] = loopback_socket(false);
+  close(fd);
+  const auto rdzv = "127.0.0.1:" + std::to_string(port);
+  launcher node1(cat({"-n", "2", "--nnodes", "2", "--node-rank", "1", "--rdzv", rdzv},
+                     sh("echo \"$AM_COORDINATOR $AM_NUM_PROCESSES $AM_PROCESS_ID\"")),
+                 {"AM_CLUSTER_TOKEN=shared-by-both-nodes"});
+  REQUIRE(node1.wait() == 0);
+  auto out = lines_of(node1.out());
+  std::sort(out.begin(), out.end());
+  CHECK(out == std::vector<std::string>{"[2] " + rdzv + " 4 2", "[3] " + rdzv + " 4 3"});
+  CHECK(lines_of(node1.err())
+        == std::vector<std::string>{"actormesh launch: coordinator " + rdzv + ", processes 2-3 of 4 (node 1 of 2)"});
+}
+
+TEST_CASE("launch: bad node, restart and filter options exit 2 with one line and start nothing", "[launch]") {
+  const auto marker = temp_path("marker");
+  std::remove(marker.c_str());
+  const auto child = sh("touch " + marker);
+  const std::vector<std::string> token{"AM_CLUSTER_TOKEN=shared"};
+  const std::vector<std::tuple<std::vector<std::string>, std::vector<std::string>, std::string>> cases{
+      {cat({"-n", "2", "--nnodes", "2", "--node-rank", "2", "--rdzv", "h:1"}, child), token,
+       "--node-rank 2 is not a node of --nnodes 2 (0..1)"},
+      {cat({"-n", "2", "--nnodes", "2"}, child), token, "--nnodes 2 needs --rdzv HOST:PORT"},
+      {cat({"-n", "2", "--nnodes", "2", "--rdzv", "h:1"}, child), {},
+       "--nnodes 2: the processes of every node need the same cluster secret"},
+      {cat({"-n", "2", "--nnodes", "2", "--rdzv", "h:1", "--max-restarts", "1"}, child), token,
+       "--max-restarts needs --nnodes 1"},
+      {cat({"-n", "2", "--rdzv", "nohost"}, child), {}, "--rdzv: 'nohost' is not HOST:PORT"},
+      {cat({"-n", "2", "--rdzv", "h:0"}, child), {}, "--rdzv: 'h:0' is not HOST:PORT"},
+      {cat({"-n", "2", "--rdzv", ":80"}, child), {}, "--rdzv: ':80' is not HOST:PORT"},
+      {cat({"-n", "2", "--rdzv", "h:1", "--coordinator-port", "5"}, child), {}, "excludes"},
+      {cat({"-n", "2", "--keep-going", "--max-restarts", "1"}, child), {}, "excludes"},
+      {cat({"-n", "2", "--max-restarts", "-1"}, child), {}, "--max-restarts"},
+      {cat({"-n", "2", "--ranks-filter", "2"}, child), {}, "--ranks-filter: '2' is not a process of this launch"},
+      {cat({"-n", "4", "--ranks-filter", "0,3-1"}, child), {}, "--ranks-filter: '3-1' is not a process"},
+      {cat({"-n", "4", "--ranks-filter", "0,,1"}, child), {}, "--ranks-filter: '' is not a process"},
+      {cat({"-n", "4", "--ranks-filter", "-1"}, child), {}, "--ranks-filter"},
+  };
+  for (const auto& [args, env, text] : cases)
+    check_refused(args, env, text);
+  struct stat st{};
+  CHECK(stat(marker.c_str(), &st) != 0);
 }

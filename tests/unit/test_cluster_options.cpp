@@ -1,4 +1,4 @@
-// Cluster options: defaults < launcher (Slurm, Open MPI) < AM_* environment < --am-* flags < code,
+// Cluster options: defaults < launcher (torchrun, Open MPI, Slurm, Kubernetes) < AM_* environment < --am-* flags < code,
 // the launchers' variables, Slurm host lists, JAX's port rule, and every check after resolution.
 #include "actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
@@ -55,6 +55,20 @@ vars open_mpi_5_job() {
           {"PMIX_NAMESPACE", "prterun-head-1234@1"},
           {"PMIX_SERVER_URI4", "prterun-head-1234@0.0;tcp4://10.0.0.5:5000"},
           {"PMIX_SERVER_URI2", "prterun-head-1234@0.0;tcp4://10.0.0.9:5000"}};
+}
+
+/// What torchrun --nnodes 2 --nproc-per-node 2 --master-addr head --master-port 29500 gives the
+/// second process of node 1 (torchrun's own TORCHELASTIC_* and GROUP_RANK too).
+vars torchrun_job() {
+  return {{"RANK", "3"},        {"WORLD_SIZE", "4"},    {"LOCAL_RANK", "1"},
+          {"LOCAL_WORLD_SIZE", "2"}, {"GROUP_RANK", "1"}, {"MASTER_ADDR", "head"},
+          {"MASTER_PORT", "29500"}, {"TORCHELASTIC_RUN_ID", "none"}};
+}
+
+/// Pod 2 of a Kubernetes Indexed Job of 4 completions whose manifest sets the cluster's size and
+/// its coordinator through the Job's headless service (doc/multihost.md).
+vars kubernetes_job() {
+  return {{"JOB_COMPLETION_INDEX", "2"}, {"HOSTNAME", "train-2"}, {"KUBERNETES_SERVICE_HOST", "10.96.0.1"}};
 }
 
 vars with(vars base, const vars& more) {
@@ -365,6 +379,55 @@ TEST_CASE("Open MPI wins over the Slurm allocation mpirun runs in", "[options][c
   CHECK(o.cluster_source == "Open MPI");
   CHECK(o.process_id == 1);
   CHECK(o.num_processes == 2);
+}
+
+TEST_CASE("torchrun: RANK, WORLD_SIZE, and the coordinator at MASTER_ADDR on the port after MASTER_PORT",
+          "[options][cluster][torchrun]") {
+  auto o = resolve(torchrun_job());
+  CHECK(o.cluster_source == "torchrun");
+  CHECK(o.process_id == 3);
+  CHECK(o.num_processes == 4);
+  CHECK(o.coordinator_address == "head:29501"); // 29500 is torchrun's own store
+  auto detected = am::detect_launcher_cluster(fake_env(torchrun_job()));
+  REQUIRE(detected);
+  REQUIRE(detected->settings.size() == 3);
+  CHECK(detected->settings[2].source == "MASTER_ADDR and MASTER_PORT + 1");
+  CHECK(resolve(with(torchrun_job(), {{"AM_COORDINATOR_PORT", "8476"}})).coordinator_address == "head:8476");
+  // The AM_* variables the actormesh launcher sets win over torchrun's.
+  auto launched = resolve(with(torchrun_job(), {{"AM_PROCESS_ID", "0"}, {"AM_NUM_PROCESSES", "2"},
+                                                {"AM_COORDINATOR", "127.0.0.1:4000"}}));
+  CHECK(launched.process_id == 0);
+  CHECK(launched.num_processes == 2);
+  CHECK(launched.coordinator_address == "127.0.0.1:4000");
+}
+
+TEST_CASE("torchrun needs all four of its variables, wins over Slurm, and its bad values are named",
+          "[options][cluster][torchrun]") {
+  for (const char* missing : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) {
+    auto env = torchrun_job();
+    env.erase(missing);
+    CHECK_FALSE(am::detect_launcher_cluster(fake_env(env)));
+  }
+  // srun torchrun ...: Slurm's task is the node's, torchrun's RANK the process's.
+  CHECK(resolve(with(slurm_job(), torchrun_job())).cluster_source == "torchrun");
+  CHECK_THROWS_WITH(resolve(with(torchrun_job(), {{"MASTER_PORT", "65535"}})),
+                    Contains("needs a coordinator (torchrun names none: MASTER_PORT='65535' is not a port below 65535)"));
+  CHECK_THROWS_WITH(resolve(with(torchrun_job(), {{"RANK", "x"}})), Contains("RANK"));
+}
+
+TEST_CASE("a Kubernetes Indexed Job: JOB_COMPLETION_INDEX is the process id, size and coordinator come from its manifest",
+          "[options][cluster][kubernetes]") {
+  auto o = resolve(with(kubernetes_job(), {{"AM_NUM_PROCESSES", "4"}, {"AM_COORDINATOR", "train-0.train:8476"}}));
+  CHECK(o.process_id == 2);
+  CHECK(o.num_processes == 4);
+  CHECK(o.coordinator_address == "train-0.train:8476");
+  CHECK_THROWS_WITH(resolve(kubernetes_job()),
+                    "process_id=2 (from JOB_COMPLETION_INDEX) places this process in a Kubernetes Indexed Job, but the "
+                    "Job does not say how many pods it has: set AM_NUM_PROCESSES to its completions (doc/multihost.md)");
+  CHECK_THROWS_WITH(resolve(with(kubernetes_job(), {{"AM_NUM_PROCESSES", "4"}})),
+                    Contains("(a Kubernetes Indexed Job names none: set AM_COORDINATOR to pod 0 through the Job's "
+                             "headless service, <job>-0.<service>:<port> (doc/multihost.md))"));
+  CHECK_THROWS_WITH(resolve(with(kubernetes_job(), {{"AM_NUM_PROCESSES", "2"}})), Contains("is not below"));
 }
 
 TEST_CASE("Open MPI's malformed URIs are named", "[options][cluster][ompi]") {
