@@ -29,7 +29,7 @@ TEST_CASE("stress: a local colocated and array mix reports 0 violations and 0 er
   CHECK(r.output.find("order violations: 0\n") != std::string::npos);
   CHECK(r.output.find("errors: 0\n") != std::string::npos);
   // Not a terminal: plain progress lines, never a carriage return.
-  CHECK(r.output.find("progress: 100% (800 of 800 rounds)") != std::string::npos);
+  CHECK(r.output.find("progress: 100% (800 of 800 rounds, ") != std::string::npos);
   CHECK(r.output.find('\r') == std::string::npos);
 }
 
