@@ -3,7 +3,6 @@
 #include "devices/distributed.hpp"
 #include "devices/runtime.hpp"
 #include "multihost/detail/global_value.hpp"
-#include "multihost/detail/json.hpp"
 #include "multihost/detail/npy.hpp"
 #include "multihost/detail/world_communicator.hpp"
 #include "sharding/detail/block_copy.hpp"
@@ -15,9 +14,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace am::detail {
@@ -25,7 +26,30 @@ namespace am::detail {
 namespace {
 
 namespace fs = std::filesystem;
+using json = nlohmann::json;
 
+/// The index's fields, each refused with am::value_error naming it when absent or of another type
+/// (a damaged or hand-edited index.json).
+const json& field(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key))
+    throw value_error(std::string("checkpoint index: missing field '") + key + "'");
+  return j.at(key);
+}
+const std::string& text_of(const json& j, const char* what) {
+  if (!j.is_string())
+    throw value_error(std::string("checkpoint index: ") + what + " must be a string");
+  return j.get_ref<const std::string&>();
+}
+std::int64_t integer_of(const json& j, const char* what) {
+  if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))
+    throw value_error(std::string("checkpoint index: ") + what + " must be an integer");
+  return j.get<std::int64_t>();
+}
+const json::array_t& list_of(const json& j, const char* what) {
+  if (!j.is_array())
+    throw value_error(std::string("checkpoint index: ") + what + " must be an array");
+  return j.get_ref<const json::array_t&>();
+}
 
 const char* const index_name = "index.json";
 const char* const format_name = "actormesh checkpoint";
@@ -112,8 +136,8 @@ json shape_json(const std::vector<std::int64_t>& shape) {
 
 std::vector<std::int64_t> ints(const json& j, const char* what) {
   std::vector<std::int64_t> out;
-  for (auto& e : j.as_array(what))
-    out.push_back(e.as_int(what));
+  for (auto& e : list_of(j, what))
+    out.push_back(integer_of(e, what));
   return out;
 }
 
@@ -249,19 +273,21 @@ std::vector<array> restore_checkpoint_leaves(const std::string& directory, const
   if (!fs::exists(dir / index_name))
     throw value_error("restore_checkpoint: " + directory + " holds no complete checkpoint (" + index_name
                       + " is missing: its save did not finish)");
-  json index = json::parse(read_text(dir / index_name));
-  if (index.at("format").as_string("format") != format_name || index.at("version").as_int("version") != 1)
+  json index = json::parse(read_text(dir / index_name), nullptr, /*allow_exceptions=*/false);
+  if (index.is_discarded())
+    throw value_error("restore_checkpoint: " + (dir / index_name).string() + " is not valid JSON");
+  if (text_of(field(index, "format"), "format") != format_name || integer_of(field(index, "version"), "version") != 1)
     throw value_error("restore_checkpoint: " + directory + " holds another format than " + format_name + " 1");
-  if (index.at("treedef").as_string("treedef") != def.to_string())
+  if (text_of(field(index, "treedef"), "treedef") != def.to_string())
     throw value_error("restore_checkpoint: the checkpoint holds a tree of structure "
-                      + index.at("treedef").as_string("treedef") + ", but the shardings have structure "
+                      + text_of(field(index, "treedef"), "treedef") + ", but the shardings have structure "
                       + def.to_string());
-  const auto& leaves = index.at("leaves").as_array("leaves");
+  const auto& leaves = list_of(field(index, "leaves"), "leaves");
   std::vector<array> out;
   for (std::size_t k = 0; k < leaves.size(); ++k) {
     const auto& leaf = leaves[k];
-    const auto shape = ints(leaf.at("shape"), "shape");
-    const std::string dtype_name = leaf.at("dtype").as_string("dtype");
+    const auto shape = ints(field(leaf, "shape"), "shape");
+    const std::string dtype_name = text_of(field(leaf, "dtype"), "dtype");
     std::optional<am::dtype> type;
     for (std::size_t t = 0; t < dtype_count; ++t)
       if (am::name(static_cast<am::dtype>(t)) == dtype_name)
@@ -274,8 +300,8 @@ std::vector<array> restore_checkpoint_leaves(const std::string& directory, const
     };
     std::vector<saved> blocks;
     std::int64_t covered = 0;
-    for (auto& b : leaf.at("blocks").as_array("blocks")) {
-      auto start = ints(b.at("start"), "start"), stop = ints(b.at("stop"), "stop");
+    for (auto& b : list_of(field(leaf, "blocks"), "blocks")) {
+      auto start = ints(field(b, "start"), "start"), stop = ints(field(b, "stop"), "stop");
       if (start.size() != shape.size() || stop.size() != shape.size())
         throw value_error("restore_checkpoint: a block of leaf " + std::to_string(k) + " has the wrong rank");
       shard_index idx;
@@ -287,7 +313,7 @@ std::vector<array> restore_checkpoint_leaves(const std::string& directory, const
         n *= stop[d] - start[d];
       }
       covered += n;
-      blocks.push_back({b.at("file").as_string("file"), std::move(idx)});
+      blocks.push_back({text_of(field(b, "file"), "file"), std::move(idx)});
     }
     if (covered != element_count(shape))
       throw value_error("restore_checkpoint: the blocks of leaf " + std::to_string(k) + " do not cover its shape");

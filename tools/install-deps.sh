@@ -18,6 +18,8 @@ packages=(
   libucx-dev               # UCX: the collectives' checks over shared memory (devices/collectives/shm_mesh.hpp)
   libjemalloc-dev          # the allocator of programs using actormesh (see cmake/Jemalloc.cmake)
   libpng-dev               # `actormesh trace summary --png` (without it, --png refuses)
+  nlohmann-json3-dev       # JSON of checkpoint indexes and trace files (header-only)
+  zlib1g-dev               # CRC-32 (sync_global_devices), reading .json.gz traces
   python3                  # the test unit/doc_snippets (tests/doc_snippets/check_docs.py)
 )
 

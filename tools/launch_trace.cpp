@@ -1,6 +1,5 @@
 #include "tools/launch_trace.hpp"
 
-#include "multihost/detail/json.hpp"
 #include "observability/trace_session.hpp"
 #include "observability/trace_writer.hpp"
 
@@ -9,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
@@ -16,14 +16,14 @@ namespace am::tools {
 
 namespace {
 
-using am::detail::json;
+using json = nlohmann::json;
 
-double number(const json& j) {
-  if (auto* i = std::get_if<std::int64_t>(&j.value))
-    return static_cast<double>(*i);
-  if (auto* d = std::get_if<double>(&j.value))
-    return *d;
-  return 0;
+/// An event's "ts" when it has a numeric one.
+const json* timestamp(const json& event) {
+  if (!event.is_object())
+    return nullptr;
+  auto it = event.find("ts");
+  return it != event.end() && it->is_number() ? &*it : nullptr;
 }
 
 } // namespace
@@ -35,16 +35,14 @@ std::string merge_trace_files(const std::vector<std::string>& inputs, const std:
     std::ifstream f(path, std::ios::binary);
     if (!f)
       return "cannot read " + path;
-    std::ostringstream text;
-    text << f.rdbuf();
     try {
-      json root = json::parse(text.str());
-      auto& top = std::get<json::object_t>(root.value);
-      auto& list = std::get<json::array_t>(top.at("traceEvents").value);
-      for (auto& e : list)
+      json root = json::parse(f);
+      if (!root.is_object() || !root.contains("traceEvents") || !root["traceEvents"].is_array())
+        return path + " is not a trace: no \"traceEvents\" array";
+      for (auto& e : root["traceEvents"])
         events.push_back(std::move(e));
-      if (auto it = top.find("otherData"); it != top.end())
-        processes.push_back(std::move(it->second));
+      if (auto it = root.find("otherData"); it != root.end())
+        processes.push_back(std::move(*it));
     } catch (const std::exception& e) {
       return path + " is not a trace: " + e.what();
     }
@@ -52,22 +50,23 @@ std::string merge_trace_files(const std::vector<std::string>& inputs, const std:
   // Events of a process that started before process 0 have negative times: shift all to >= 0.
   double earliest = std::numeric_limits<double>::infinity();
   for (auto& e : events)
-    if (auto* o = std::get_if<json::object_t>(&e.value); o && o->count("ts"))
-      earliest = std::min(earliest, number(o->at("ts")));
+    if (const json* ts = timestamp(e))
+      earliest = std::min(earliest, ts->get<double>());
   if (earliest < 0)
     for (auto& e : events)
-      if (auto* o = std::get_if<json::object_t>(&e.value); o && o->count("ts"))
-        (*o)["ts"] = json(number(o->at("ts")) - earliest);
-  json::object_t other;
-  other["actormesh_trace"] = json(1);
-  other["processes"] = json(static_cast<std::int64_t>(inputs.size()));
-  other["merged_from"] = json(std::move(processes));
-  other["shifted_us"] = json(earliest < 0 ? -earliest : 0.0);
-  json::object_t top;
-  top["traceEvents"] = json(std::move(events));
-  top["displayTimeUnit"] = json("ns");
-  top["otherData"] = json(std::move(other));
-  auto why = observability::write_text_file(output, json(std::move(top)).dump() + "\n");
+      if (const json* ts = timestamp(e))
+        e["ts"] = ts->get<double>() - earliest;
+  json other = json::object();
+  other["actormesh_trace"] = 1;
+  other["processes"] = static_cast<std::int64_t>(inputs.size());
+  other["merged_from"] = std::move(processes);
+  other["shifted_us"] = earliest < 0 ? -earliest : 0.0;
+  json top = json::object();
+  top["traceEvents"] = std::move(events);
+  top["displayTimeUnit"] = "ns";
+  top["otherData"] = std::move(other);
+  // Names a process wrote that are not UTF-8 are replaced, not a reason to lose the trace.
+  auto why = observability::write_text_file(output, top.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
   if (!why.empty())
     return "cannot write " + output + ": " + why;
   for (auto& path : inputs) {

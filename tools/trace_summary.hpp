@@ -1,7 +1,10 @@
 /// `actormesh trace summary`: what a Chrome trace event file (observability/trace.hpp writes them)
-/// says about each track: busy time, idle gaps and the longest stalls. Reads any file in the trace
+/// says about each track: busy time, idle gaps and the longest stalls, and about each span name
+/// (count, total, mean, max, as PyTorch's key_averages().table()). Reads any file in the trace
 /// event format ({"traceEvents": [...]} or a bare array; "X" complete events, "B"/"E" pairs,
-/// "i" instants, "M" names); every malformed input is refused with am::value_error.
+/// "i" instants, "M" names), PyTorch's exports (named pids and tids) and gzip-compressed files
+/// (.json.gz), streaming: one event at a time (nlohmann's JSON parser, zlib), never the whole file
+/// in memory; every malformed input is refused with am::value_error.
 #pragma once
 
 #include <cstddef>
@@ -12,9 +15,6 @@
 #include <vector>
 
 namespace am::tools {
-
-/// The largest trace file `trace summary` reads (the whole file is parsed in memory).
-inline constexpr std::size_t max_trace_bytes = std::size_t{1} << 30;
 
 /// A span on a track, in microseconds of the trace's clock.
 struct trace_interval {
@@ -53,9 +53,19 @@ struct trace_track_summary {
   std::vector<std::pair<double, std::string>> marks; ///< every instant: time and name
 };
 
+/// The spans of one name over every track.
+struct trace_name_summary {
+  std::string name;
+  std::size_t count = 0;
+  double total_us = 0;
+  double max_us = 0;
+  double mean_us() const { return count ? total_us / static_cast<double>(count) : 0; }
+};
+
 /// A whole trace.
 struct trace_summary {
   std::vector<trace_track_summary> tracks; ///< by pid, then tid
+  std::vector<trace_name_summary> names;   ///< by total time, longest first
   trace_interval span;                     ///< earliest event to latest end over every track
   std::size_t events = 0;                  ///< span and instant events read (metadata apart)
 };
@@ -65,11 +75,13 @@ struct trace_summary {
 /// "E" without its "B".
 trace_summary summarize_trace(std::string_view text);
 
-/// Reads the file at `path` (at most max_trace_bytes); am::value_error when it cannot be read.
+/// Reads the file at `path`, plain or gzip-compressed (told by its first bytes); am::value_error
+/// when it cannot be read.
 trace_summary summarize_trace_file(const std::string& path);
 
-/// Prints the summary: one line per track, then the `top` longest idle gaps and stalls overall.
-void print_trace_summary(std::ostream& out, const trace_summary& summary, std::size_t top);
+/// Prints the summary: one line per track, the `names` span names of the longest total time (a
+/// table like PyTorch's key_averages().table()), then the `top` longest idle gaps and stalls.
+void print_trace_summary(std::ostream& out, const trace_summary& summary, std::size_t top, std::size_t names = 15);
 
 /// A duration in microseconds as people read it: "850 us", "12.345 ms", "3.210 s".
 std::string format_duration(double us);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 
 namespace am::detail {
@@ -49,12 +50,18 @@ void set_log_level(log_level level) noexcept {
 void write_log_line(log_level level, std::string_view text) {
   static constexpr const char* tags[] = {"", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"};
   static std::mutex mutex;
-  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::steady_clock::now().time_since_epoch()).count();
+  // Wall-clock local time to the microsecond, as Python's logging and glog print it, so that lines
+  // of several processes and machines line up with each other and with other programs' logs.
+  const auto now = std::chrono::system_clock::now();
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(micros / 1000000);
+  std::tm local{};
+  ::localtime_r(&seconds, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &local);
   std::lock_guard<std::mutex> guard(mutex);
-  std::fprintf(stderr, "[actormesh %s %lld.%06lld] %.*s\n", tags[static_cast<int>(level)],
-               static_cast<long long>(now / 1000000), static_cast<long long>(now % 1000000),
-               static_cast<int>(text.size()), text.data());
+  std::fprintf(stderr, "[actormesh %s %s.%06lld] %.*s\n", tags[static_cast<int>(level)], stamp,
+               static_cast<long long>(micros % 1000000), static_cast<int>(text.size()), text.data());
 }
 
 } // namespace am::detail

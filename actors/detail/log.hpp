@@ -21,7 +21,8 @@ log_level current_log_level() noexcept;
 /// Changes the active level (the runtime's options do this).
 void set_log_level(log_level level) noexcept;
 
-/// Writes one line to stderr, whole, with the level and a timestamp.
+/// Writes one line to stderr, whole, with the level and the local wall-clock time to the
+/// microsecond: "[actormesh WARN 2026-12-07 09:15:02.123456] text".
 void write_log_line(log_level level, std::string_view text);
 
 /// Logs a formatted line when `level` is active.

@@ -1,31 +1,22 @@
 #include "multihost/detail/crc32.hpp"
 
-#include <array>
+#include <algorithm>
+#include <zlib.h>
 
 namespace am::detail {
 
-namespace {
-
-constexpr std::array<std::uint32_t, 256> make_table() {
-  std::array<std::uint32_t, 256> table{};
-  for (std::uint32_t n = 0; n < 256; ++n) {
-    std::uint32_t c = n;
-    for (int k = 0; k < 8; ++k)
-      c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[n] = c;
-  }
-  return table;
-}
-
-constexpr auto table = make_table();
-
-} // namespace
-
 std::uint32_t crc32(std::string_view text) noexcept {
-  std::uint32_t c = 0xFFFFFFFFu;
-  for (unsigned char b : text)
-    c = table[(c ^ b) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  // zlib's own: the checksum JAX takes through Python's zlib.crc32. Its length is a uInt, so a
+  // longer text is fed in pieces.
+  uLong c = ::crc32(0L, Z_NULL, 0);
+  const auto* bytes = reinterpret_cast<const Bytef*>(text.data());
+  for (std::size_t left = text.size(); left > 0;) {
+    const auto piece = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+    c = ::crc32(c, bytes, piece);
+    bytes += piece;
+    left -= piece;
+  }
+  return static_cast<std::uint32_t>(c);
 }
 
 } // namespace am::detail

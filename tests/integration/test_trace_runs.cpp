@@ -63,7 +63,7 @@ TEST_CASE("trace: one process, N jitted calls on D devices give N*D device progr
   CHECK(t.count("device", "upload") >= 4);
   CHECK(t.count("user", "jitted calls") == 1);
   CHECK(t.count("collective") == 0);
-  CHECK(t.other.at("process").as_int("process") == 0);
+  CHECK(t.other.at("process").get<std::int64_t>() == 0);
   std::filesystem::remove_all(dir);
 }
 
@@ -113,18 +113,18 @@ TEST_CASE("trace: two processes under actormesh launch merge into one trace", "[
   }
   for (auto& e : t.events)
     if (e.cat == "collective" && e.name == "all_gather")
-      CHECK(e.args.at("bytes").as_int("bytes") == 16 * 4);
+      CHECK(e.args.at("bytes").get<std::int64_t>() == 16 * 4);
   // Process 1 measured its offset to process 0 through the supervisor; on one host both read the
   // same monotonic clock, so the offset is within the round trip.
-  const auto& merged = t.other.at("merged_from").as_array("merged_from");
+  const auto& merged = t.other.at("merged_from");
   REQUIRE(merged.size() == 2);
   bool found = false;
   for (auto& p : merged) {
-    if (p.at("process").as_int("process") != 1)
+    if (p.at("process").get<std::int64_t>() != 1)
       continue;
     found = true;
-    const auto rtt = p.at("clock_rtt_ns").as_int("rtt");
-    const auto offset = p.at("clock_offset_ns").as_int("offset");
+    const auto rtt = p.at("clock_rtt_ns").get<std::int64_t>();
+    const auto offset = p.at("clock_offset_ns").get<std::int64_t>();
     CHECK(rtt > 0);
     CHECK(std::llabs(offset) <= rtt);
   }
@@ -147,6 +147,6 @@ TEST_CASE("trace: the sharding tour traced is valid and nested, with programs on
       tracks.insert(e.tid);
   CHECK(tracks.size() == 8);
   CHECK(t.count("lane", "admit") >= t.count("device"));
-  CHECK(t.other.at("dropped_events").as_int("dropped") == 0);
+  CHECK(t.other.at("dropped_events").get<std::int64_t>() == 0);
   std::filesystem::remove_all(dir);
 }

@@ -1,8 +1,8 @@
-// Reading a trace file in tests: parse it (multihost's small JSON reader), check it is what Perfetto
+// Reading a trace file in tests: parse it (nlohmann's JSON), check it is what Perfetto
 // and chrome://tracing accept (the trace event format, well nested per track) and count its events.
 #pragma once
 
-#include "multihost/detail/json.hpp"
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -29,7 +29,7 @@ struct read_event {
   std::string name, cat, ph;
   double ts = 0, dur = 0;
   std::int64_t pid = 0, tid = 0;
-  am::detail::json args;
+  nlohmann::json args;
 };
 
 /// A trace as read back: its events (metadata apart), track names and otherData.
@@ -37,7 +37,7 @@ struct read_trace {
   std::vector<read_event> events;                           ///< X and i events
   std::map<std::pair<std::int64_t, std::int64_t>, std::string> track_names; ///< (pid, tid) -> name
   std::map<std::int64_t, std::string> process_names;
-  am::detail::json other;                                   ///< otherData, or several merged
+  nlohmann::json other;                                     ///< otherData, or several merged
   std::string nesting_error;                                ///< "" when every track is well nested
 
   /// Events whose category is `cat` and (unless empty) name `name`, optionally of process `pid`.
@@ -56,12 +56,10 @@ struct read_trace {
   }
 };
 
-inline double number_of(const am::detail::json& j, const char* what) {
-  if (auto* i = std::get_if<std::int64_t>(&j.value))
-    return static_cast<double>(*i);
-  if (auto* d = std::get_if<double>(&j.value))
-    return *d;
-  throw std::runtime_error(std::string(what) + " is not a number");
+inline double number_of(const nlohmann::json& j, const char* what) {
+  if (!j.is_number())
+    throw std::runtime_error(std::string(what) + " is not a number");
+  return j.get<double>();
 }
 
 inline std::string read_text(const std::string& path) {
@@ -101,33 +99,31 @@ inline std::string check_nesting(const std::vector<read_event>& events) {
 
 /// Parses and checks a trace file; throws std::runtime_error / am::value_error on a malformed one.
 inline read_trace read_trace_file(const std::string& path) {
-  using am::detail::json;
-  const json root = json::parse(read_text(path));
-  const auto& top = root.as_object("trace");
-  if (top.at("displayTimeUnit").as_string("displayTimeUnit") != "ns")
+  using json = nlohmann::json;
+  const json top = json::parse(read_text(path)); // throws json::exception on a malformed one
+  if (top.at("displayTimeUnit").get<std::string>() != "ns")
     throw std::runtime_error("displayTimeUnit is not ns");
   read_trace out;
   if (auto it = top.find("otherData"); it != top.end())
-    out.other = it->second;
-  for (auto& ej : top.at("traceEvents").as_array("traceEvents")) {
-    const auto& o = ej.as_object("event");
+    out.other = *it;
+  for (auto& o : top.at("traceEvents")) {
     read_event e;
-    e.name = o.at("name").as_string("name");
-    e.ph = o.at("ph").as_string("ph");
-    e.pid = o.at("pid").as_int("pid");
-    e.tid = o.at("tid").as_int("tid");
+    e.name = o.at("name").get<std::string>();
+    e.ph = o.at("ph").get<std::string>();
+    e.pid = o.at("pid").get<std::int64_t>();
+    e.tid = o.at("tid").get<std::int64_t>();
     if (auto a = o.find("args"); a != o.end())
-      e.args = a->second;
+      e.args = *a;
     if (e.ph == "M") {
       if (e.name == "thread_name")
-        out.track_names[{e.pid, e.tid}] = e.args.at("name").as_string("thread name");
+        out.track_names[{e.pid, e.tid}] = e.args.at("name").get<std::string>();
       else if (e.name == "process_name")
-        out.process_names[e.pid] = e.args.at("name").as_string("process name");
+        out.process_names[e.pid] = e.args.at("name").get<std::string>();
       continue;
     }
     if (e.ph != "X" && e.ph != "i")
       throw std::runtime_error("unexpected phase " + e.ph);
-    e.cat = o.at("cat").as_string("cat");
+    e.cat = o.at("cat").get<std::string>();
     e.ts = number_of(o.at("ts"), "ts");
     if (e.ph == "X") {
       e.dur = number_of(o.at("dur"), "dur");

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -128,6 +129,29 @@ TEST_CASE("multihost: an incomplete or damaged checkpoint is refused on restore"
   }
   SECTION("a damaged index") {
     std::ofstream(dir.path / "ck" / "index.json") << "{\"format\": ";
-    CHECK_THROWS_AS(mh::restore_checkpoint(dir.str(), target), am::value_error);
+    CHECK_THROWS_WITH(mh::restore_checkpoint(dir.str(), target),
+                      "restore_checkpoint: " + dir.str() + "/index.json is not valid JSON");
+  }
+  SECTION("an index with a field missing or of another type names the field") {
+    const auto index = dir.path / "ck" / "index.json";
+    std::ifstream in(index);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto with = [&](const std::string& from, const std::string& to) {
+      auto changed = text;
+      const auto at = changed.find(from);
+      REQUIRE(at != std::string::npos);
+      changed.replace(at, from.size(), to);
+      std::ofstream(index, std::ios::trunc) << changed;
+    };
+    with("\"shape\":", "\"shapes\":");
+    CHECK_THROWS_WITH(mh::restore_checkpoint(dir.str(), target), "checkpoint index: missing field 'shape'");
+    with("\"shape\":[16]", "\"shape\":\"16\"");
+    CHECK_THROWS_WITH(mh::restore_checkpoint(dir.str(), target), "checkpoint index: shape must be an array");
+    with("\"shape\":[16]", "\"shape\":[16.5]");
+    CHECK_THROWS_WITH(mh::restore_checkpoint(dir.str(), target), "checkpoint index: shape must be an integer");
+    with("\"shape\":[16]", "\"shape\":[18446744073709551615]");
+    CHECK_THROWS_WITH(mh::restore_checkpoint(dir.str(), target), "checkpoint index: shape must be an integer");
+    with("\"version\":1", "\"version\":\"1\"");
+    CHECK_THROWS_WITH(mh::restore_checkpoint(dir.str(), target), "checkpoint index: version must be an integer");
   }
 }

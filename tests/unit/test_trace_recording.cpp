@@ -34,7 +34,7 @@ TEST_CASE("trace: scopes recorded in code make a valid, nested trace", "[unit][t
   CHECK(t.count("user", "outer") == 10);
   CHECK(t.count("user", "inner \"quoted\" \\ name") == 10);
   CHECK(t.process_names.at(0) == "process 0");
-  CHECK(t.other.at("dropped_events").as_int("dropped") == 0);
+  CHECK(t.other.at("dropped_events").get<std::int64_t>() == 0);
   std::filesystem::remove(path);
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("trace: the event budget bounds memory and the file counts what was dr
   const auto kept = t.count("user", "many");
   CHECK(kept >= 4096);
   CHECK(kept <= 8192); // the budget, rounded up to whole chunks of 4096
-  CHECK(t.other.at("dropped_events").as_int("dropped") == static_cast<std::int64_t>(20000 - kept));
+  CHECK(t.other.at("dropped_events").get<std::int64_t>() == static_cast<std::int64_t>(20000 - kept));
   std::filesystem::remove(path);
 }
 

@@ -1,5 +1,5 @@
 // `actormesh trace summary` (tools/trace_summary.hpp, tools/trace_png.hpp): exact busy time, idle
-// gaps and stalls of a hand-made trace; the PNG read back with libpng; the command line; and
+// gaps and stalls of a hand-made trace, the spans by name, PyTorch's exports, .json.gz; the PNG read back with libpng; the command line; and
 // garbage input (every truncation, random corruptions) refused with am::value_error, never a crash.
 #include "actors/errors.hpp"
 #include "tools/commands.hpp"
@@ -13,6 +13,7 @@
 #endif
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -139,6 +140,10 @@ TEST_CASE("trace summary: bad traces are refused with a clear error", "[trace_su
   refused(R"([{"ph": 7, "ts": 1}])", "\"ph\" must be a string");
   std::string deep(100000, '[');
   CHECK_THROWS_AS(summarize_trace(deep), am::value_error);
+  CHECK_THROWS_WITH(summarize_trace(std::string(100, '[') + std::string(100, ']')), Catch::Contains("nested deeper than 64"));
+  refused(R"({"traceEvents": {"a": 1}})", "expected {\"traceEvents\": [...]}");
+  refused(R"({"traceEvents": 5})", "expected {\"traceEvents\": [...]}");
+  refused(R"({"traceEvents": [[1]]})", "event 0 is not an object");
   CHECK_THROWS_WITH(am::tools::summarize_trace_file(scratch("absent.json").string()), Catch::Contains("cannot read"));
 }
 
@@ -307,4 +312,68 @@ TEST_CASE("actormesh trace summary prints the summary and draws the picture", "[
   CHECK(run({"trace", "summary", scratch("none.json").string()}, out, err) == 2);
   CHECK_THAT(err, Catch::Contains("cannot read"));
   CHECK(run({"trace", "summary", trace.string(), "--width", "5"}, out, err) == 2);
+}
+
+TEST_CASE("trace summary: the spans by name, with count, total, mean and max", "[trace_summary]") {
+  auto s = am::tools::summarize_trace(hand_made_trace);
+  REQUIRE(s.names.size() == 6);
+  CHECK(s.names[0].name == "outer"); // 1000 us, the longest total first
+  CHECK(s.names[0].count == 1);
+  CHECK(s.names[1].name == "d");
+  CHECK(s.names[1].total_us == 100);
+  auto twice = am::tools::summarize_trace(R"([{"ph":"X","name":"mm","ts":0,"dur":4},{"ph":"X","name":"mm","ts":10,"dur":6},
+                                               {"ph":"X","name":"add","ts":20,"dur":1}])");
+  REQUIRE(twice.names.size() == 2);
+  CHECK(twice.names[0].name == "mm");
+  CHECK(twice.names[0].count == 2);
+  CHECK(twice.names[0].total_us == 10);
+  CHECK(twice.names[0].mean_us() == 5);
+  CHECK(twice.names[0].max_us == 6);
+  std::ostringstream out;
+  am::tools::print_trace_summary(out, twice, 5, 1);
+  CHECK_THAT(out.str(), Catch::Contains("spans by name, longest total first (2 names)"));
+  CHECK_THAT(out.str(), Catch::Contains("  mm "));
+  CHECK_THAT(out.str(), Catch::Contains("... and 1 more (--names)"));
+}
+
+TEST_CASE("trace summary: PyTorch's exports, whose pids and tids may be names, are read", "[trace_summary]") {
+  // The shape of torch.profiler's export_chrome_trace: numeric pids for processes, named ones for
+  // its "Spans" and "Traces" rows, tids like "stream 7", and its own fields (deviceProperties).
+  auto s = am::tools::summarize_trace(R"({
+    "schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100"}],
+    "traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 4242, "tid": 4242, "ts": 10, "dur": 20,
+       "args": {"Input Dims": [[64, 64], [64, 64]]}},
+      {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": "stream 7", "ts": 15, "dur": 8},
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": "Spans", "tid": "Traces", "ts": 0, "dur": 40},
+      {"ph": "f", "id": 1, "pid": 0, "tid": "stream 7", "ts": 15, "cat": "ac2g", "name": "ac2g", "bp": "e"}
+    ],
+    "traceName": "trace.json"})");
+  REQUIRE(s.tracks.size() == 3);
+  std::vector<std::string> names;
+  for (auto& t : s.tracks)
+    names.push_back(t.name);
+  CHECK(names == std::vector<std::string>{"pid 0 / stream 7", "pid 4242 / tid 4242", "Spans / Traces"});
+  CHECK(s.names.at(0).name == "ProfilerStep#1");
+  CHECK(s.events == 4);
+}
+
+TEST_CASE("trace summary: a gzip-compressed trace is read as it streams; a broken one is refused", "[trace_summary]") {
+  auto plain = scratch("for_gzip.json");
+  std::ofstream(plain) << hand_made_trace;
+  auto packed = scratch("packed.json.gz");
+  REQUIRE(std::system(("gzip -c " + plain.string() + " > " + packed.string()).c_str()) == 0);
+  auto s = am::tools::summarize_trace_file(packed.string());
+  auto expected = am::tools::summarize_trace(hand_made_trace);
+  REQUIRE(s.tracks.size() == expected.tracks.size());
+  CHECK(s.events == expected.events);
+  CHECK(s.tracks[0].busy_us == expected.tracks[0].busy_us);
+  // Cut in the middle of the compressed stream: refused, not a partial summary.
+  const auto size = std::filesystem::file_size(packed);
+  std::filesystem::resize_file(packed, size / 2);
+  CHECK_THROWS_AS(am::tools::summarize_trace_file(packed.string()), am::value_error);
+  // gzip's magic followed by garbage.
+  std::ofstream(packed, std::ios::binary | std::ios::trunc) << "\x1f\x8b" << std::string(100, 'z');
+  CHECK_THROWS_AS(am::tools::summarize_trace_file(packed.string()), am::value_error);
+  CHECK_THROWS_WITH(am::tools::summarize_trace_file(scratch("").string()), Catch::Contains("not a regular file"));
 }

@@ -51,7 +51,7 @@ TEST_CASE("trace: threads recording at once give one well-nested track each", "[
     CHECK(t.count("user", "a") == total);
     CHECK(t.count("user", "b") == total);
     CHECK(t.tracks_of("user").size() == static_cast<std::size_t>(threads));
-    CHECK(t.other.at("dropped_events").as_int("dropped") == 0);
+    CHECK(t.other.at("dropped_events").get<std::int64_t>() == 0);
     std::filesystem::remove(path);
   }
 }
