@@ -358,7 +358,7 @@ TEST_CASE("trace summary: PyTorch's exports, whose pids and tids may be names, a
   CHECK(s.events == 4);
 }
 
-TEST_CASE("trace summary: a gzip-compressed trace is read as it streams; a broken one is refused", "[trace_summary]") {
+TEST_CASE("trace summary: a gzip-compressed trace is read as it streams, a broken one is refused", "[trace_summary]") {
   auto plain = scratch("for_gzip.json");
   std::ofstream(plain) << hand_made_trace;
   auto packed = scratch("packed.json.gz");
