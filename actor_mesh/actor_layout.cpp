@@ -1,8 +1,8 @@
-#include "actor_mesh/actor_layout.hpp"
+#include "actormesh/actor_mesh/actor_layout.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/runtime.hpp"
-#include "sharding/mesh.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/runtime.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
 #include <algorithm>
 #include <set>

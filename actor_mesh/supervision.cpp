@@ -1,4 +1,4 @@
-#include "actor_mesh/supervision.hpp"
+#include "actormesh/actor_mesh/supervision.hpp"
 
 namespace am {
 

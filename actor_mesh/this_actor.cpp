@@ -1,6 +1,6 @@
-#include "actor_mesh/this_actor.hpp"
+#include "actormesh/actor_mesh/this_actor.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am {
 

@@ -1,4 +1,4 @@
-#include "actors/buffer.hpp"
+#include "actormesh/actors/buffer.hpp"
 
 namespace am {
 

@@ -1,6 +1,6 @@
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,12 +1,12 @@
 /// The promotion tables (generated once from numpy 2.4 + ml_dtypes 0.6 and jax 0.10 with x64, then
 /// completed where numpy refuses; see dtype_promotion.hpp) and the weak-scalar rule.
-#include "actors/dtype_promotion.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
 
 #include <array>
 #include <atomic>
 #include <string>
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am {
 

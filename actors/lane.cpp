@@ -1,4 +1,4 @@
-#include "actors/lane.hpp"
+#include "actormesh/actors/lane.hpp"
 
 #include <atomic>
 #include <unordered_map>

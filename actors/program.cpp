@@ -1,6 +1,6 @@
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <array>

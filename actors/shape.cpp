@@ -1,4 +1,4 @@
-#include "actors/shape.hpp"
+#include "actormesh/actors/shape.hpp"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "actors/task.hpp"
+#include "actormesh/actors/task.hpp"
 
 #include <condition_variable>
 #include <deque>

@@ -1,6 +1,6 @@
-#include "actors/wire_codec.hpp"
+#include "actormesh/actors/wire_codec.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

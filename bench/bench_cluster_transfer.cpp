@@ -16,7 +16,7 @@
 
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
 #include <algorithm>

@@ -17,7 +17,7 @@
 
 #include "bench_flags.hpp"
 #include "bench_paths.hpp"
-#include "parallel/detail/staged_pmap.hpp"
+#include "actormesh/parallel/detail/staged_pmap.hpp"
 #include "bench_report.hpp"
 
 #include <fmt/core.h>

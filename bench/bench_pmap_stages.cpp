@@ -10,7 +10,7 @@
 
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
-#include "parallel/detail/staged_pmap.hpp"
+#include "actormesh/parallel/detail/staged_pmap.hpp"
 
 #include <fmt/core.h>
 

@@ -7,9 +7,9 @@
 //   ./build/bench/bench_random [--n 4096] [--reps 5]
 #include <actormesh.hpp>
 
-#include "sharding/mesh.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/random.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/random.hpp"
 
 #include "bench_flags.hpp"
 #include "bench_report.hpp"

@@ -13,12 +13,12 @@
 
 #include <actormesh.hpp>
 
-#include "sharding/array.hpp"
-#include "sharding/jit.hpp"
-#include "sharding/mesh.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/jit.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include "devices/cpu/cpu_compute_gate.hpp"
 #include "devices/cpu/cpu_region_runner.hpp"

@@ -2,8 +2,8 @@
 
 #include "cluster/cluster_messages.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
-#include "actors/future.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/future.hpp"
 #include "observability/stats_wire.hpp"
 
 #include <caf/actor_cast.hpp>

@@ -1,8 +1,8 @@
 #include "cluster/cluster_messages.hpp"
 
 #include "cluster/membership.hpp"
-#include "actors/wire_codec.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

@@ -1,6 +1,6 @@
 #include "cluster/free_port.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -4,7 +4,7 @@
 #include "cluster/guard/guarded_connect.hpp"
 #include "cluster/supervisor.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

@@ -7,7 +7,7 @@
 
 #include "cluster/cluster_client.hpp"
 #include "cluster/guard/guarded_listener.hpp"
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>

@@ -1,7 +1,7 @@
 #include "cluster/membership.hpp"
 
-#include "actors/wire_codec.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

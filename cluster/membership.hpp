@@ -3,7 +3,7 @@
 /// its wire encoding; decoding validates every count, index and id.
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 #include "cluster/membership.hpp"
 #include "cluster/rendezvous_text.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "observability/stats_wire.hpp"
 
 #include <caf/actor_cast.hpp>

@@ -19,10 +19,13 @@ elseif(AM_JEMALLOC STREQUAL "ON" AND NOT AM_SANITIZE STREQUAL "")
   message(FATAL_ERROR "AM_JEMALLOC=ON cannot be combined with AM_SANITIZE (sanitizers replace malloc)")
 endif()
 
-# am_link_jemalloc(<target>): make programs linking <target> use jemalloc.
+# am_link_jemalloc(<target>): make programs linking <target> use jemalloc. In the build tree that is
+# this machine's library; the installed package names the target actormesh::jemalloc instead, which
+# its config file defines on the consumer's machine (cmake/actormeshConfig.cmake.in: found there,
+# or left out when the consumer sets ACTORMESH_JEMALLOC=OFF), so no path of this machine is exported.
 function(am_link_jemalloc target)
   if(AM_HAVE_JEMALLOC)
     target_link_libraries(${target} PUBLIC $<BUILD_INTERFACE:${JEMALLOC_LIBRARY}>
-                                           $<INSTALL_INTERFACE:${JEMALLOC_LIBRARY}>)
+                                           $<INSTALL_INTERFACE:actormesh::jemalloc>)
   endif()
 endfunction()

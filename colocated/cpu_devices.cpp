@@ -1,7 +1,7 @@
-#include "colocated/cpu_devices.hpp"
+#include "actormesh/colocated/cpu_devices.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #include <algorithm>
 #include <map>

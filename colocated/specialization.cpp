@@ -1,6 +1,6 @@
-#include "colocated/specialization.hpp"
+#include "actormesh/colocated/specialization.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

@@ -1,6 +1,6 @@
-#include "colocated/specs.hpp"
+#include "actormesh/colocated/specs.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am {
 

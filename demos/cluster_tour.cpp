@@ -16,7 +16,7 @@
 #include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
-#include "devices/collectives/world.hpp"
+#include "actormesh/devices/collectives/world.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -11,15 +11,15 @@
 #include "demos/support/demo_command_line.hpp"
 #include <actormesh.hpp>
 
-#include "sharding/array.hpp"
-#include "sharding/jit.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/random.hpp"
-#include "sharding/reductions.hpp"
-#include "sharding/single_device_sharding.hpp"
-#include "sharding/visualize.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/jit.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/random.hpp"
+#include "actormesh/sharding/reductions.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/visualize.hpp"
 
 #include <fmt/core.h>
 

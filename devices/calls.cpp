@@ -1,7 +1,7 @@
-#include "devices/calls.hpp"
+#include "actormesh/devices/calls.hpp"
 
-#include "actors/errors.hpp"
-#include "actors/lane.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/lane.hpp"
 #include "actors/detail/messages.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "observability/stats_counters.hpp"

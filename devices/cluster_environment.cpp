@@ -1,6 +1,6 @@
 #include "devices/cluster_environment.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <charconv>
 #include <functional>

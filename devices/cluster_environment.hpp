@@ -5,7 +5,7 @@
 /// (devices/options.hpp, doc/runtime.md "Cluster options").
 #pragma once
 
-#include "devices/options.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "devices/discovery.hpp"
+#include "actormesh/devices/discovery.hpp"
 
 #include "actormesh/build_config.hpp"
 

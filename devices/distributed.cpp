@@ -1,6 +1,6 @@
-#include "devices/distributed.hpp"
+#include "actormesh/devices/distributed.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/collective_errors.hpp"
 #include "devices/collectives/world_barrier.hpp"
 #include "devices/detail/runtime_impl.hpp"

@@ -1,4 +1,4 @@
-#include "devices/memory.hpp"
+#include "actormesh/devices/memory.hpp"
 
 #include "devices/detail/runtime_impl.hpp"
 

@@ -1,9 +1,9 @@
-#include "devices/options.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include "cluster/guard/cluster_secret.hpp"
 #include "actors/detail/closest_name.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "actors/detail/log.hpp"
 #include "devices/detail/runtime_impl.hpp"
 

@@ -7,9 +7,9 @@
 
 #include "actors/cluster_services.hpp"
 #include "actors/detail/stop_signal.hpp"
-#include "actors/device_info.hpp"
-#include "devices/memory.hpp"
-#include "devices/options.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/devices/memory.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -2,7 +2,7 @@
 // (observability/stats_counters.hpp) and each device's memory, and turns counts into rates against
 // the previous snapshot taken in this process. It lives on the devices/ floor because it reads the
 // running runtime, which observability/ (a floor below) cannot see.
-#include "observability/runtime_stats.hpp"
+#include "actormesh/observability/runtime_stats.hpp"
 
 #include "devices/runtime_context.hpp"
 #include "observability/stats_counters.hpp"

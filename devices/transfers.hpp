@@ -3,9 +3,9 @@
 /// sharding/ call it for every value that crosses processes.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <cstdint>
 

@@ -1,8 +1,8 @@
-#include "multihost/detail/collect.hpp"
-#include "multihost/multihost_errors.hpp"
+#include "actormesh/multihost/detail/collect.hpp"
+#include "actormesh/multihost/multihost_errors.hpp"
 
-#include "devices/runtime.hpp"
-#include "sharding/host_array_print.hpp"
+#include "actormesh/devices/runtime.hpp"
+#include "actormesh/sharding/host_array_print.hpp"
 
 namespace am::detail {
 

@@ -1,13 +1,13 @@
-#include "multihost/checkpoint.hpp"
+#include "actormesh/multihost/checkpoint.hpp"
 
-#include "devices/distributed.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/devices/distributed.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "multihost/detail/global_value.hpp"
 #include "multihost/detail/npy.hpp"
 #include "multihost/detail/world_communicator.hpp"
 #include "sharding/detail/block_copy.hpp"
 #include "sharding/detail/block_writer_array.hpp"
-#include "sharding/make_array.hpp"
+#include "actormesh/sharding/make_array.hpp"
 
 #include <cerrno>
 #include <cstdio>

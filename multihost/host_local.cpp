@@ -1,10 +1,10 @@
-#include "multihost/detail/host_local.hpp"
+#include "actormesh/multihost/detail/host_local.hpp"
 
-#include "devices/runtime.hpp"
-#include "multihost/detail/data_tree.hpp"
-#include "multihost/local_mesh.hpp"
-#include "sharding/make_array.hpp"
-#include "sharding/named_sharding.hpp"
+#include "actormesh/devices/runtime.hpp"
+#include "actormesh/multihost/detail/data_tree.hpp"
+#include "actormesh/multihost/local_mesh.hpp"
+#include "actormesh/sharding/make_array.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
 
 namespace am::detail {
 

@@ -1,9 +1,9 @@
-#include "multihost/live_devices.hpp"
+#include "actormesh/multihost/live_devices.hpp"
 
 #include "cluster/step_counters.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/runtime_context.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #include <algorithm>
 #include <exception>

@@ -1,6 +1,6 @@
-#include "multihost/local_mesh.hpp"
+#include "actormesh/multihost/local_mesh.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,10 +1,10 @@
-#include "multihost/preemption.hpp"
+#include "actormesh/multihost/preemption.hpp"
 
 #include <utility> // before Boost.Asio under C++20
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/runtime_context.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>

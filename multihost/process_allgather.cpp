@@ -1,9 +1,9 @@
-#include "multihost/detail/collect.hpp"
+#include "actormesh/multihost/detail/collect.hpp"
 #include "multihost/detail/global_value.hpp"
 #include "multihost/detail/tree_agreement.hpp"
 #include "multihost/detail/world_communicator.hpp"
 
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "multihost/multihost_utils.hpp"
+#include "actormesh/multihost/multihost_utils.hpp"
 
 #include "multihost/detail/crc32.hpp"
 

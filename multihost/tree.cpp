@@ -1,4 +1,4 @@
-#include "multihost/tree.hpp"
+#include "actormesh/multihost/tree.hpp"
 
 namespace am::detail {
 

@@ -1,6 +1,6 @@
-#include "multihost/tree_def.hpp"
+#include "actormesh/multihost/tree_def.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am {
 

@@ -1,6 +1,6 @@
 #include "observability/flight_dump.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,7 +1,7 @@
 #include "observability/stats_wire.hpp"
 
-#include "actors/wire_codec.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>

@@ -5,7 +5,7 @@
 /// bytes decoded with every length checked. Internal.
 #pragma once
 
-#include "observability/runtime_stats.hpp"
+#include "actormesh/observability/runtime_stats.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>

@@ -17,6 +17,10 @@ constexpr std::size_t chunk_events = 4096;
 constexpr std::size_t max_chunks_per_thread = 1024;
 /// The bytes of interned strings one thread may hold in a session.
 constexpr std::size_t max_string_bytes = 16u << 20;
+/// In a ring, the oldest events of a thread that has wrapped which collect() leaves out: a thread
+/// that passed its tracing() check just before the recording stopped may still write a few events,
+/// over the oldest slots, while they are read.
+constexpr std::size_t ring_read_margin = 16;
 
 struct string_hash {
   using is_transparent = void;
@@ -37,6 +41,8 @@ struct thread_buffer {
   std::atomic<std::uint64_t> session{0};
   std::atomic<std::size_t> count{0};
   std::atomic<std::uint64_t> dropped{0};
+  /// In a ring, the slots this thread writes round once its budget ran out (0: it has not wrapped).
+  std::atomic<std::size_t> ring_slots{0};
   std::atomic<bool> orphaned{false};
   trace_event* chunks[max_chunks_per_thread] = {};
   std::size_t charged = 0; ///< chunks charged to this session's budget (owner only)
@@ -57,6 +63,7 @@ struct registry {
   std::atomic<std::uint64_t> session{0};
   std::atomic<std::size_t> chunks_used{0};
   std::atomic<std::size_t> chunk_budget{0};
+  std::atomic<bool> ring{false}; ///< this session's when_full is a ring
   std::int64_t calibration_ticks = 0; ///< a (ticks, ns) pair read at the first session's start:
   std::int64_t calibration_ns = 0;    ///< with one read at collection, ticks map to nanoseconds
 };
@@ -115,6 +122,7 @@ thread_buffer* slow_buffer(std::uint64_t session) noexcept {
     // A new session: this thread forgets the last one's events and strings.
     b->count.store(0, std::memory_order_relaxed);
     b->dropped.store(0, std::memory_order_relaxed);
+    b->ring_slots.store(0, std::memory_order_relaxed);
     b->charged = 0;
     {
       std::lock_guard<std::mutex> lock(b->strings_mutex);
@@ -157,10 +165,22 @@ void record(const trace_event& e) noexcept {
   if (b == nullptr)
     return;
   const std::size_t n = b->count.load(std::memory_order_relaxed);
+  if (const std::size_t round = b->ring_slots.load(std::memory_order_relaxed); round != 0) {
+    const std::size_t i = n % round; // a ring that has wrapped: over the oldest event
+    b->chunks[i / chunk_events][i % chunk_events] = e;
+    b->count.store(n + 1, std::memory_order_release);
+    return;
+  }
   const std::size_t chunk = n / chunk_events;
   const std::size_t slot = n % chunk_events;
   if (slot == 0) {
     if (chunk >= max_chunks_per_thread || !charge_chunk()) {
+      if (b->charged > 0 && reg().ring.load(std::memory_order_relaxed)) {
+        b->ring_slots.store(b->charged * chunk_events, std::memory_order_relaxed); // published by count
+        b->chunks[0][0] = e;
+        b->count.store(n + 1, std::memory_order_release);
+        return;
+      }
       b->dropped.fetch_add(1, std::memory_order_relaxed);
       return;
     }
@@ -236,11 +256,12 @@ void name_this_thread(std::string_view name) noexcept {
   }
 }
 
-void start_recording(std::uint64_t max_events) {
+void start_recording(std::uint64_t max_events, when_full full) {
   auto& r = reg();
   std::lock_guard<std::mutex> lock(r.mutex);
   std::erase_if(r.buffers, [](const auto& b) { return b->orphaned.load(std::memory_order_acquire); });
   r.chunks_used.store(0, std::memory_order_relaxed);
+  r.ring.store(full == when_full::ring, std::memory_order_relaxed);
   r.chunk_budget.store(std::max<std::size_t>(1, (max_events + chunk_events - 1) / chunk_events),
                        std::memory_order_relaxed);
   if (r.calibration_ns == 0) {
@@ -281,12 +302,21 @@ collected_trace collect() {
       continue; // nothing recorded by this thread in this session
     const std::size_t n = b->count.load(std::memory_order_acquire);
     out.dropped += b->dropped.load(std::memory_order_relaxed);
+    // The events to read, oldest first: all n, or in a ring that has wrapped the last `round` but
+    // the margin, from slot (n - round + margin) % round on.
+    const std::size_t round = b->ring_slots.load(std::memory_order_relaxed);
+    std::size_t first = 0;
+    if (round != 0 && n > round) {
+      first = n - round + std::min(ring_read_margin, round);
+      out.overwritten += first;
+    }
     std::vector<std::string> strings;
     {
       std::lock_guard<std::mutex> lock(b->strings_mutex);
       strings = b->strings;
     }
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = first; k < n; ++k) {
+      const std::size_t i = round != 0 ? k % round : k;
       const trace_event& e = b->chunks[i / chunk_events][i % chunk_events];
       collected_event c{e, {}, {}};
       // Start and end mapped apiece, so that an event that ends within another still does.

@@ -88,16 +88,24 @@ struct collected_event {
   std::string name; ///< the name: interned or literal
 };
 
-/// What a writer collects: every event of the session, the track names and the dropped count.
+/// What a writer collects: every event of the session, the track names, the events lost for want
+/// of room (`dropped`) and, in a ring, the oldest ones written over (`overwritten`).
 struct collected_trace {
   std::vector<collected_event> events;
   std::vector<std::pair<std::uint32_t, std::string>> track_names;
   std::uint64_t dropped = 0;
+  std::uint64_t overwritten = 0;
+};
+
+/// What a session does once its budget of events is spent.
+enum class when_full {
+  drop_newest, ///< keep the first events, count the rest as dropped (the default)
+  ring,        ///< each thread writes over its own oldest events, so the last ones are kept
 };
 
 /// Starts a new session: forgets the events of the last one (buffers of ended threads are freed),
 /// sets the budget to `max_events`, and turns recording on.
-void start_recording(std::uint64_t max_events);
+void start_recording(std::uint64_t max_events, when_full full = when_full::drop_newest);
 
 /// Turns recording off (events being recorded right now still land).
 void stop_recording() noexcept;

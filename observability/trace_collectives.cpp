@@ -2,7 +2,7 @@
 
 #include "observability/trace_buffer.hpp"
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 
 #include <map>
 #include <mutex>

@@ -1,8 +1,8 @@
 #include "observability/trace_hooks.hpp"
 
-#include "actors/device_info.hpp"
-#include "actors/lane.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/lane.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <string>
 #include <unordered_map>

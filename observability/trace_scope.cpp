@@ -1,4 +1,4 @@
-#include "observability/trace.hpp"
+#include "actormesh/observability/trace.hpp"
 
 #include "observability/trace_buffer.hpp"
 #include "observability/trace_session.hpp"

@@ -6,12 +6,15 @@
 
 #include "actors/cluster_services.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <mutex>
+#include <string_view>
 
 namespace am::observability {
 
@@ -25,6 +28,8 @@ struct session_state {
   std::string path; ///< the file to write
   trace_process_info info;
   bool exit_hook = false;
+  std::uint64_t max_events = 0;           ///< the open session's budget
+  std::map<std::string, int> runtimes_of; ///< per trace option: how many runtimes opened a session for it
 };
 
 session_state& session() {
@@ -32,10 +37,27 @@ session_state& session() {
   return *s;
 }
 
+/// Says on stderr what the session lost: events dropped once its budget was spent (a warning, with
+/// the two ways out) or, in a ring, how many of the oldest were written over.
+void report_losses(const collected_trace& trace, const std::string& path, std::uint64_t max_events) {
+  const auto kept = trace.events.size();
+  if (trace.dropped > 0)
+    detail::log(detail::log_level::warning,
+                "the trace {} kept {} events and dropped {} more ({:.0f}% of all): its budget "
+                "(AM_TRACE_MAX_EVENTS={}) was spent; raise it, or set AM_TRACE_RING=1 to keep the last events instead",
+                path, kept, trace.dropped, 100.0 * static_cast<double>(trace.dropped) / static_cast<double>(kept + trace.dropped),
+                max_events);
+  if (trace.overwritten > 0)
+    detail::log(detail::log_level::info, "the trace {} kept the last {} events (AM_TRACE_RING): {} older ones were written over",
+                path, kept, trace.overwritten);
+}
+
 /// Writes the open session and closes it; "" or why the write failed. Under the state's mutex.
 std::string write_and_close(session_state& s) {
   stop_recording();
-  auto text = trace_json(collect(), s.info);
+  auto trace = collect();
+  report_losses(trace, s.path, s.max_events);
+  auto text = trace_json(trace, s.info);
   s.by = owner::none;
   auto why = write_text_file(s.path, text);
   if (why.empty())
@@ -65,7 +87,8 @@ void open(session_state& s, owner by, const std::string& file, const char* what)
     std::atexit(write_at_exit);
     s.exit_hook = true;
   }
-  start_recording(trace_max_events());
+  s.max_events = trace_max_events();
+  start_recording(s.max_events, trace_when_full());
 }
 
 } // namespace
@@ -86,8 +109,33 @@ std::uint64_t trace_max_events() {
   return v;
 }
 
+when_full trace_when_full() {
+  const char* text = std::getenv("AM_TRACE_RING");
+  if (text == nullptr || *text == '\0')
+    return when_full::drop_newest;
+  const std::string_view v(text);
+  if (v == "1" || v == "on" || v == "true")
+    return when_full::ring;
+  if (v != "0" && v != "off" && v != "false")
+    detail::log(detail::log_level::warning,
+                "AM_TRACE_RING='{}' is not 1 or 0 (on/off, true/false): keeping the first events, as by default", text);
+  return when_full::drop_newest;
+}
+
 std::string trace_file_of(const std::string& path, int process, int processes) {
   return processes > 1 ? path + ".rank" + std::to_string(process) : path;
+}
+
+std::string numbered_trace_path(const std::string& path, int runtime) {
+  if (runtime <= 1)
+    return path;
+  const std::filesystem::path p(path);
+  const std::string stem = p.stem().string();
+  if (stem.empty() || stem == "." || stem == "..")
+    return path + "." + std::to_string(runtime);
+  auto numbered = p;
+  numbered.replace_filename(stem + "." + std::to_string(runtime) + p.extension().string());
+  return numbered.string();
 }
 
 void runtime_trace_open(const std::string& path, int process, int processes) {
@@ -96,7 +144,10 @@ void runtime_trace_open(const std::string& path, int process, int processes) {
   if (s.by == owner::none) {
     if (path.empty())
       return;
-    open(s, owner::runtime, trace_file_of(path, process, processes), "trace (AM_TRACE, --am-trace)");
+    // A later runtime of the same program writes its own file (trace.2.json, ...), never over the first's.
+    const int runtime = ++s.runtimes_of[path];
+    open(s, owner::runtime, trace_file_of(numbered_trace_path(path, runtime), process, processes),
+         "trace (AM_TRACE, --am-trace)");
   }
   s.info.process = process;
   s.info.processes = processes;

@@ -4,6 +4,8 @@
 /// exit of the process is written then. Internal.
 #pragma once
 
+#include "observability/trace_buffer.hpp"
+
 #include <string>
 
 namespace am::detail {
@@ -16,8 +18,18 @@ namespace am::observability {
 /// rest are counted as dropped in the file.
 std::uint64_t trace_max_events();
 
+/// What a session does once its budget is spent: AM_TRACE_RING=1 keeps each thread's last events
+/// (a ring), unset or 0 keeps the first ones and drops the rest (the default). Either way the
+/// loss is said on stderr when the trace is written.
+when_full trace_when_full();
+
 /// The file a process writes: `path` alone, or `path.rank<process>` in a cluster of processes > 1.
 std::string trace_file_of(const std::string& path, int process, int processes);
+
+/// The trace option's file for the `runtime`-th runtime (from 1) a program starts with it: the
+/// first writes `path`, later ones number it before its extension (trace.json, trace.2.json,
+/// trace.3.json; "trace" gives trace.2), so that no runtime writes over another's trace.
+std::string numbered_trace_path(const std::string& path, int runtime);
 
 /// Starts recording for the runtime when `path` (its trace option) is set and no session is open,
 /// into trace_file_of(path, process, processes); am::value_error naming the file and why when it

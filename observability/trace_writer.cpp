@@ -1,6 +1,6 @@
 #include "observability/trace_writer.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <unistd.h>
 
@@ -116,14 +116,16 @@ std::string trace_json(const collected_trace& trace, const trace_process_info& i
       out += ",\n";
     first = false;
   };
-  const std::string pid = std::to_string(info.process);
+  // Perfetto's advice: pid 0 is the kernel's, so process i is pid i + 1, named "process i".
+  const std::string pid = std::to_string(trace_pid_of(info.process));
+  const std::string process = std::to_string(info.process);
   begin_event();
   out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"name\":";
-  append_escaped(out, "process " + pid);
+  append_escaped(out, "process " + process);
   out += "}}";
   begin_event();
-  out += "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"sort_index\":" + pid
-         + "}}";
+  out += "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"sort_index\":"
+         + process + "}}";
   std::set<std::uint32_t> tids;
   for (auto& [id, events] : by_track) {
     nest(events);
@@ -179,9 +181,10 @@ std::string trace_json(const collected_trace& trace, const trace_process_info& i
     out += "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + std::to_string(tid)
            + ",\"args\":{\"sort_index\":" + std::to_string(tid) + "}}";
   }
-  out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"actormesh_trace\":1,\"process\":" + pid
+  out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"actormesh_trace\":1,\"process\":" + process
          + ",\"processes\":" + std::to_string(info.processes) + ",\"events\":" + std::to_string(trace.events.size())
-         + ",\"dropped_events\":" + std::to_string(trace.dropped) + ",\"clock_offset_ns\":"
+         + ",\"dropped_events\":" + std::to_string(trace.dropped) + ",\"overwritten_events\":"
+         + std::to_string(trace.overwritten) + ",\"clock_offset_ns\":"
          + std::to_string(info.offset_ns) + ",\"clock_rtt_ns\":" + std::to_string(info.rtt_ns) + ",\"clock\":";
   append_escaped(out, info.clock_note);
   out += "}}\n";

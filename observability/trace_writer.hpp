@@ -14,13 +14,19 @@ namespace am::observability {
 
 /// Where a process's trace sits among the cluster's.
 struct trace_process_info {
-  int process = 0;              ///< "pid" of every event
+  int process = 0;              ///< the process index (its events' "pid" is trace_pid_of(process))
   int processes = 1;
   std::int64_t origin_ns = 0;   ///< time zero, on process 0's clock
   std::int64_t offset_ns = 0;   ///< this process's clock + offset = process 0's clock
   std::int64_t rtt_ns = 0;      ///< the round trip of the best offset measure (0: not measured)
   std::string clock_note;       ///< how the offset was had ("local", "measured through the supervisor", why not)
 };
+
+/// The "pid" of process `process`'s events: process + 1, since Perfetto keeps pid 0 for the
+/// kernel's idle task and a trace whose process is pid 0 is shown apart from its threads.
+inline constexpr int trace_pid_of(int process) noexcept {
+  return process + 1;
+}
 
 /// The sibling track k (k >= 1) of `track`, for events that overlap without nesting.
 inline constexpr std::uint32_t overlap_track(std::uint32_t track, std::uint32_t k) noexcept {

@@ -1,6 +1,6 @@
-#include "parallel/collectives.hpp"
+#include "actormesh/parallel/collectives.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "parallel/detail/axis_env.hpp"
 #include "parallel/detail/collective_node.hpp"
 #include "sharding/detail/sharding_rules.hpp"

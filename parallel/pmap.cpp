@@ -1,7 +1,7 @@
-#include "parallel/pmap.hpp"
+#include "actormesh/parallel/pmap.hpp"
 
-#include "actors/errors.hpp"
-#include "sharding/array.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/sharding/array.hpp"
 
 namespace am {
 

@@ -1,14 +1,14 @@
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/calls.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/calls.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/block_copy.hpp"
-#include "sharding/detail/graph.hpp"
-#include "sharding/detail/trace.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
 /// host_array: storage, creation, element access, conversion and comparison helpers.
 /// (Shape operations are in host_array_shape.cpp, printing in host_array_print.cpp.)
-#include "sharding/host_array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 /// Printing host arrays as numpy does: a port of numpy's arrayprint (FloatingFormat, IntegerFormat,
 /// BoolFormat, _formatArray, _array_repr_implementation) for numpy 2's default options.
-#include "sharding/host_array_print.hpp"
+#include "actormesh/sharding/host_array_print.hpp"
 
 #include <algorithm>
 #include <cmath>

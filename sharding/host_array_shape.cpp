@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "sharding/detail/host_array_util.hpp"
-#include "sharding/host_array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 namespace am {
 

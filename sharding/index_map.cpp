@@ -1,8 +1,8 @@
-#include "sharding/index_map.hpp"
+#include "actormesh/sharding/index_map.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
-#include "sharding/sharding_errors.hpp"
+#include "actormesh/sharding/sharding_errors.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,13 +1,13 @@
-#include "sharding/make_array.hpp"
-#include "actors/shape.hpp"
+#include "actormesh/sharding/make_array.hpp"
+#include "actormesh/actors/shape.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/calls.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/calls.hpp"
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/block_copy.hpp"
 #include "sharding/detail/block_writer_array.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <cstring>
 #include <map>

@@ -1,7 +1,7 @@
-#include "sharding/mesh.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
-#include "actors/buffer.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "sharding/named_sharding.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
 
 namespace am {
 

@@ -1,7 +1,7 @@
-#include "sharding/ops.hpp"
+#include "actormesh/sharding/ops.hpp"
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/elementwise.hpp"
 
 namespace am {

@@ -1,6 +1,6 @@
-#include "sharding/partition_spec.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
 #include <cctype>

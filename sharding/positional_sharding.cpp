@@ -1,7 +1,7 @@
-#include "sharding/positional_sharding.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
 
-#include "actors/buffer.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
 #include <algorithm>

@@ -1,11 +1,11 @@
-#include "sharding/random.hpp"
+#include "actormesh/sharding/random.hpp"
 
-#include "actors/errors.hpp"
-#include "actors/float16.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/float16.hpp"
 #include "devices/detail/random_counter.hpp"
-#include "sharding/detail/graph.hpp"
-#include "sharding/detail/trace.hpp"
-#include "sharding/ops.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
+#include "actormesh/sharding/ops.hpp"
 
 #include <bit>
 #include <string>

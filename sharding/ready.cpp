@@ -1,4 +1,4 @@
-#include "sharding/ready.hpp"
+#include "actormesh/sharding/ready.hpp"
 
 namespace am {
 

@@ -1,11 +1,11 @@
-#include "sharding/reductions.hpp"
+#include "actormesh/sharding/reductions.hpp"
 
-#include "actors/dtype_promotion.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
 #include "sharding/detail/axes.hpp"
 #include "sharding/detail/elementwise.hpp"
-#include "sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
 #include "sharding/detail/sharding_rules.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <numeric>
 

@@ -1,12 +1,12 @@
-#include "sharding/shape_ops.hpp"
+#include "actormesh/sharding/shape_ops.hpp"
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/axes.hpp"
 #include "sharding/detail/elementwise.hpp"
-#include "sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
 #include "sharding/detail/sharding_rules.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <numeric>
 

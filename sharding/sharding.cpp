@@ -1,6 +1,6 @@
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <map>

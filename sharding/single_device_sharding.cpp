@@ -1,4 +1,4 @@
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 namespace am {
 

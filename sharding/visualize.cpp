@@ -1,6 +1,6 @@
-#include "sharding/visualize.hpp"
+#include "actormesh/sharding/visualize.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
 #include <algorithm>

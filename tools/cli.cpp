@@ -4,7 +4,7 @@
 
 #include "actormesh/build_config.hpp"
 #include "actors/detail/closest_name.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <exception>
 #include <ostream>

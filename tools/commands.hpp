@@ -1,7 +1,7 @@
 /// The subcommands of the `actormesh` tool; each lives in its own file and registers itself here.
 #pragma once
 
-#include "actors/shape.hpp"
+#include "actormesh/actors/shape.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -57,7 +57,8 @@ void add_stress_command(CLI::App& app, std::ostream& out, std::ostream& err, int
 void add_inspect_hang_command(CLI::App& app, std::ostream& out);
 
 /// `actormesh trace summary PATH [--png OUT.png]`: per-track busy time, idle gaps and the longest
-/// stalls of a trace file, and its timeline picture (tools/trace_summary.hpp, tools/trace_png.hpp).
+/// stalls of a trace file, and its timeline picture (tools/trace_summary.hpp, tools/trace_png.hpp);
+/// `actormesh trace merge OUT IN...`: several trace files as one (tools/launch_trace.hpp).
 void add_trace_command(CLI::App& app, std::ostream& out);
 
 /// The most devices `visualize` and `shards` take: a listing of 16384 devices is about 1 MB, and a

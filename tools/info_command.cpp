@@ -7,10 +7,10 @@
 #include "tools/progress_display.hpp"
 
 #include "actormesh/build_config.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cpu/blas_kernels.hpp"
 #include "devices/cpu/onednn_sgemm.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #if AM_HAVE_CUDA
 #include "devices/cuda/cuda_probe.hpp"

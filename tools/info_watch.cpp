@@ -1,7 +1,7 @@
 #include "tools/info_watch.hpp"
 
 #include "cluster/guard/guarded_connect.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
 #include "observability/stats_wire.hpp"
 

@@ -3,7 +3,7 @@
 /// terminal and printed as plain blocks otherwise.
 #pragma once
 
-#include "observability/runtime_stats.hpp"
+#include "actormesh/observability/runtime_stats.hpp"
 
 #include <chrono>
 #include <iosfwd>

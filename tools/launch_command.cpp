@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
 
 #include <algorithm>
@@ -184,10 +184,12 @@ void add_launch_command(CLI::App& app, std::ostream& out, std::ostream& err, int
                                         options.num_processes, max_launch_processes * max_launch_nodes / 4));
     if (cmd->count("--ranks-filter") > 0)
       options.ranks_filter = parse_ranks_filter(args->ranks_filter, options.world_size());
-    // AM_TRACE: an earlier run's FILE.rank<i> removed first, the processes' traces merged into one file after.
-    remove_stale_launch_traces(options.first_process(), options.num_processes, options.world_size());
+    // A trace (the program's --am-trace, else AM_TRACE): an earlier run's FILE.rank<i> removed first,
+    // the processes' traces merged into one file after.
+    const auto trace = launch_trace_path(options.command);
+    remove_stale_launch_traces(trace, options.first_process(), options.num_processes, options.world_size());
     status = run_launch(options, out, err);
-    merge_launch_traces(options.first_process(), options.num_processes, options.world_size(), err);
+    merge_launch_traces(trace, options.first_process(), options.num_processes, options.world_size(), err);
   });
 }
 

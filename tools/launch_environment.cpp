@@ -5,7 +5,7 @@
 
 #include "cluster/guard/cluster_secret.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <arpa/inet.h>
 #include <cerrno>

@@ -1,7 +1,7 @@
 // `actormesh launch --log-dir`: making the folders and files of one attempt.
 #include "tools/launch_logs.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 // `actormesh launch`: the self-pipe that turns signals into poll() events.
 #include "tools/launch_signals.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <array>
 #include <atomic>

@@ -3,9 +3,9 @@
 // larger than max_cli_devices are refused before anything is built.
 #include "tools/commands.hpp"
 
-#include "actors/errors.hpp"
-#include "sharding/mesh.hpp"
-#include "sharding/named_sharding.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
 
 #include <algorithm>
 

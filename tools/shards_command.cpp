@@ -3,7 +3,7 @@
 #include "tools/commands.hpp"
 
 #include "sharding/detail/py_format.hpp"
-#include "sharding/named_sharding.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
 
 #include <fmt/core.h>
 

@@ -5,8 +5,8 @@
 // throughput, round latency, order violations and errors; any violation or error is exit status 1.
 #include "tools/commands.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "tools/progress_display.hpp"
 #include "tools/stress_mix.hpp"
 #include "tools/worker_processes.hpp"

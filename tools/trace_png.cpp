@@ -1,6 +1,6 @@
 #include "tools/trace_png.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "tools/trace_summary.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

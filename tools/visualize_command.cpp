@@ -2,8 +2,8 @@
 // NamedSharding over virtual CPU devices; pure index maths, no runtime is started.
 #include "tools/commands.hpp"
 
-#include "sharding/named_sharding.hpp"
-#include "sharding/visualize.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/visualize.hpp"
 
 #include <ostream>
 

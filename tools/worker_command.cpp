@@ -2,7 +2,7 @@
 // cluster, serves the controller's calls on its devices until the controller stops, and exits.
 #include "tools/commands.hpp"
 
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #include <fmt/ostream.h>
 

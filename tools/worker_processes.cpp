@@ -2,7 +2,7 @@
 
 #include "cluster/free_port.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <array>
 #include <cerrno>

@@ -1,6 +1,6 @@
-#include "actor_mesh/detail/actor_task.hpp"
+#include "actormesh/actor_mesh/detail/actor_task.hpp"
 
-#include "actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/actor_errors.hpp"
 
 #include <cxxabi.h>
 

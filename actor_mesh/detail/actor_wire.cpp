@@ -1,8 +1,8 @@
 #include "actor_mesh/detail/actor_wire.hpp"
 
-#include "actor_mesh/actor_errors.hpp"
-#include "actor_mesh/detail/actor_task.hpp"
-#include "actors/wire_codec.hpp"
+#include "actormesh/actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/detail/actor_task.hpp"
+#include "actormesh/actors/wire_codec.hpp"
 
 #include <functional>
 #include <map>

@@ -1,6 +1,6 @@
-#include "actor_mesh/detail/class_registry.hpp"
+#include "actormesh/actor_mesh/detail/class_registry.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <map>
 

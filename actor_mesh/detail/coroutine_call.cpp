@@ -1,6 +1,6 @@
-#include "actor_mesh/detail/coroutine_call.hpp"
+#include "actormesh/actor_mesh/detail/coroutine_call.hpp"
 
-#include "actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/actor_errors.hpp"
 
 namespace am::detail {
 

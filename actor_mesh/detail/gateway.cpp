@@ -1,13 +1,13 @@
 #include "actor_mesh/detail/gateway.hpp"
 
-#include "actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actor_mesh/detail/mesh_serving.hpp"
 #include "actors/cluster_services.hpp"
 #include "actors/detail/log.hpp"
 #include "devices/detail/actor_links.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/detail/urgent_exit.hpp"
-#include "devices/options.hpp"
+#include "actormesh/devices/options.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <caf/actor_cast.hpp>

@@ -1,6 +1,6 @@
-#include "actor_mesh/detail/mesh_core.hpp"
+#include "actormesh/actor_mesh/detail/mesh_core.hpp"
 
-#include "actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actor_mesh/detail/gateway.hpp"
 #include "actor_mesh/detail/mesh_serving.hpp"
 #include "actor_mesh/detail/user_actor.hpp"
@@ -8,7 +8,7 @@
 #include "actors/cluster_services.hpp"
 #include "actors/detail/log.hpp"
 #include "devices/detail/actor_system_of.hpp"
-#include "devices/options.hpp"
+#include "actormesh/devices/options.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <caf/actor.hpp>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "actor_mesh/detail/actor_wire.hpp"
-#include "actor_mesh/detail/mesh_core.hpp"
+#include "actormesh/actor_mesh/detail/mesh_core.hpp"
 
 #include <functional>
 #include <string>

@@ -1,8 +1,8 @@
 #include "actor_mesh/detail/user_actor.hpp"
 
-#include "actor_mesh/actor_errors.hpp"
-#include "actor_mesh/detail/actor_self.hpp"
-#include "actor_mesh/detail/coroutine_call.hpp"
+#include "actormesh/actor_mesh/actor_errors.hpp"
+#include "actormesh/actor_mesh/detail/actor_self.hpp"
+#include "actormesh/actor_mesh/detail/coroutine_call.hpp"
 
 #include "devices/detail/urgent_exit.hpp"
 

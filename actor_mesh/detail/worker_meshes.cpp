@@ -1,9 +1,9 @@
 #include "actor_mesh/detail/worker_meshes.hpp"
 
-#include "actor_mesh/detail/class_registry.hpp"
-#include "actors/errors.hpp"
-#include "actors/value_wire.hpp"
-#include "colocated/detail/constructor_wire.hpp"
+#include "actormesh/actor_mesh/detail/class_registry.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/value_wire.hpp"
+#include "actormesh/colocated/detail/constructor_wire.hpp"
 #include "devices/remote/host_services.hpp"
 #include "devices/remote/worker_hosts.hpp"
 #include "devices/runtime_context.hpp"

@@ -4,7 +4,7 @@
 /// Order is kept: one caller's calls go through its one outbox, taken in FIFO order.
 #pragma once
 
-#include "actors/lane.hpp"
+#include "actormesh/actors/lane.hpp"
 
 #include <mutex>
 #include <utility>

@@ -2,11 +2,11 @@
 /// Internal: users go through the runtime's functions, never through these types.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/future.hpp"
-#include "actors/lane.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/actors/lane.hpp"
 #include "actors/detail/lane_outbox.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>

@@ -1,6 +1,6 @@
-#include "actors/detail/resume_home.hpp"
+#include "actormesh/actors/detail/resume_home.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

@@ -3,7 +3,7 @@
 /// each actor is in the middle of (a kernel cannot be interrupted), never for a queue of them.
 #pragma once
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <atomic>
 #include <exception>

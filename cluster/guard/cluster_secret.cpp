@@ -1,6 +1,6 @@
 #include "cluster/guard/cluster_secret.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

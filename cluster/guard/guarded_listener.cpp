@@ -3,7 +3,7 @@
 #include "cluster/guard/guard_protocol.hpp"
 #include "cluster/guard/guarded_scribe.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>

@@ -1,7 +1,7 @@
 #include "colocated/detail/call_devices.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "sharding/detail/addressable.hpp"
 
 #include <algorithm>

@@ -2,8 +2,8 @@
 /// specialized one; and whether this process can run it.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "sharding/array.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 #include "colocated/detail/call_wire.hpp"
 
-#include "actors/wire_codec.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/sharding_codec.hpp"
 
 namespace am::detail {

@@ -5,7 +5,7 @@
 /// Decoding checks every field (am::value_error). Internal.
 #pragma once
 
-#include "colocated/specs.hpp"
+#include "actormesh/colocated/specs.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
-#include "colocated/detail/constructor_wire.hpp"
+#include "actormesh/colocated/detail/constructor_wire.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <map>
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
 
 namespace am::detail {
 

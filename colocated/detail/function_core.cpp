@@ -1,10 +1,10 @@
-#include "colocated/detail/function_core.hpp"
+#include "actormesh/colocated/detail/function_core.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "colocated/detail/call_devices.hpp"
 #include "colocated/detail/pending_outputs.hpp"
 #include "colocated/detail/worker_calls.hpp"
-#include "devices/calls.hpp"
+#include "actormesh/devices/calls.hpp"
 #include "observability/trace_hooks.hpp"
 
 #include <chrono>

@@ -1,7 +1,7 @@
-#include "colocated/detail/host_side.hpp"
+#include "actormesh/colocated/detail/host_side.hpp"
 
 #include "colocated/detail/object_store.hpp"
-#include "colocated/detail/registry.hpp"
+#include "actormesh/colocated/detail/registry.hpp"
 #include "observability/trace_hooks.hpp"
 
 namespace am::detail {

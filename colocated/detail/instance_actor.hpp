@@ -3,7 +3,7 @@
 /// destroying it, on its own thread, when told to go. Internal; only .cpp files include it.
 #pragma once
 
-#include "colocated/detail/object_record.hpp"
+#include "actormesh/colocated/detail/object_record.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>

@@ -1,4 +1,4 @@
-#include "colocated/detail/object_handle.hpp"
+#include "actormesh/colocated/detail/object_handle.hpp"
 
 namespace am::detail {
 

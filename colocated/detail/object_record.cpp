@@ -1,4 +1,4 @@
-#include "colocated/detail/object_record.hpp"
+#include "actormesh/colocated/detail/object_record.hpp"
 
 #include "colocated/detail/object_store.hpp"
 #include "colocated/detail/worker_calls.hpp"

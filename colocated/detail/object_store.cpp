@@ -1,6 +1,6 @@
 #include "colocated/detail/object_store.hpp"
 
-#include "actors/future.hpp"
+#include "actormesh/actors/future.hpp"
 #include "colocated/detail/instance_actor.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/runtime_context.hpp"

@@ -3,9 +3,9 @@
 /// long as the runtime. No CAF here: the actors are colocated/detail/instance_actor's.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "colocated/detail/object_record.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/object_record.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
 #include "colocated/detail/pending_outputs.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 

@@ -2,10 +2,10 @@
 /// futures, handed to the caller at once, and resolved from the body's results once it has run.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/future.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "colocated/specs.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/specs.hpp"
 
 #include <exception>
 #include <utility>

@@ -1,6 +1,6 @@
-#include "colocated/detail/registry.hpp"
+#include "actormesh/colocated/detail/registry.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <map>
 #include <mutex>

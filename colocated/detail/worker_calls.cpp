@@ -1,10 +1,10 @@
 #include "colocated/detail/worker_calls.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "colocated/detail/call_devices.hpp"
 #include "colocated/detail/call_wire.hpp"
 #include "devices/remote/worker_hosts.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "devices/runtime_context.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/lowering_state.hpp"

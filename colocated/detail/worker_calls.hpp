@@ -7,10 +7,10 @@
 /// over one connection into that thread's lane. Internal.
 #pragma once
 
-#include "actors/future.hpp"
-#include "colocated/detail/flat_tree.hpp"
-#include "colocated/detail/host_side.hpp"
-#include "colocated/specs.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/colocated/detail/flat_tree.hpp"
+#include "actormesh/colocated/detail/host_side.hpp"
+#include "actormesh/colocated/specs.hpp"
 #include "sharding/detail/array_state.hpp"
 
 #include <cstdint>

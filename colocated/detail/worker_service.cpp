@@ -2,12 +2,12 @@
 // service that decodes a call, rebuilds its inputs from the shards the controller named (the
 // host-local part of each argument: its global sharding, this process's shards), and runs it in
 // the controller thread's host lane here, through the same run_on_host as a local call.
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "colocated/detail/call_devices.hpp"
 #include "colocated/detail/call_wire.hpp"
-#include "colocated/detail/constructor_wire.hpp"
+#include "actormesh/colocated/detail/constructor_wire.hpp"
 #include "colocated/detail/pending_outputs.hpp"
-#include "colocated/detail/registry.hpp"
+#include "actormesh/colocated/detail/registry.hpp"
 #include "colocated/detail/worker_calls.hpp"
 #include "devices/runtime_context.hpp"
 #include "devices/remote/host_services.hpp"

@@ -1,6 +1,6 @@
 #include "demos/support/demo_command_line.hpp"
 
-#include "devices/options.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,7 +1,7 @@
 #include "devices/collectives/agreements.hpp"
 
 #include "actors/detail/fnv1a.hpp"
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
 #include <map>

@@ -1,6 +1,6 @@
 #include "devices/collectives/collective_errors.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <new>
 #include <string>

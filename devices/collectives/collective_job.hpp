@@ -2,7 +2,7 @@
 /// the two decides when the caller's buffers are free again.
 #pragma once
 
-#include "actors/future.hpp"
+#include "actormesh/actors/future.hpp"
 
 #include <atomic>
 #include <exception>

@@ -1,10 +1,10 @@
 // am::communicator's public operations: each checks its caller's arguments and says how its bytes
 // move (through Gloo, or carried with the check over the shared-memory mesh); communicator::impl
 // (communicator_impl.hpp) numbers, checks and runs them.
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 #include "actors/cluster_services.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/communicator_impl.hpp"
 #include "devices/collectives/communicator_operation.hpp"
 #include "devices/collectives/communicator_waits.hpp"

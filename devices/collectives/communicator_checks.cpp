@@ -4,7 +4,7 @@
 #include "devices/collectives/communicator_impl.hpp"
 
 #include "actors/cluster_services.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "cluster/membership.hpp"
 #include "cluster/rendezvous_text.hpp"
 #include "devices/collectives/collective_errors.hpp"

@@ -4,7 +4,7 @@
 #include "devices/collectives/communicator_impl.hpp"
 
 #include "actors/cluster_services.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/collective_errors.hpp"
 #include "devices/collectives/collective_job.hpp"
 #include "devices/collectives/communicator_waits.hpp"

@@ -5,7 +5,7 @@
 /// Internal.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 #include "devices/collectives/communicator_operation.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "devices/collectives/mesh_collectives.hpp"

@@ -3,7 +3,7 @@
 /// it, communicator_checks.cpp checks it against the peers). Internal.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 #include "devices/collectives/fingerprint_dissemination.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 

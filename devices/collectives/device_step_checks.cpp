@@ -1,7 +1,7 @@
 #include "devices/collectives/device_step_checks.hpp"
 
 #include "actors/detail/fnv1a.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 

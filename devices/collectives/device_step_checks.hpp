@@ -5,7 +5,7 @@
 /// the creation. Internal to devices/collectives.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 #include <chrono>
 #include <cstdint>

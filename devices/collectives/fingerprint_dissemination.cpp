@@ -1,6 +1,6 @@
 #include "devices/collectives/fingerprint_dissemination.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <cstring>

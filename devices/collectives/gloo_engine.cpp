@@ -1,10 +1,10 @@
 #include "devices/collectives/gloo_engine.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "actors/cluster_services.hpp"
 #include "cluster/guard/cluster_secret.hpp"
 #include "devices/collectives/authenticated_transport.hpp"
-#include "devices/collectives/block_split.hpp"
+#include "actormesh/devices/collectives/block_split.hpp"
 #include "devices/collectives/gloo_store.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 

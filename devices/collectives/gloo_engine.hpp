@@ -3,9 +3,9 @@
 /// its source.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 #include "devices/collectives/collective_fingerprint.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 
 #include <chrono>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #include "devices/collectives/gloo_store.hpp"
 
 #include "actors/cluster_services.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 

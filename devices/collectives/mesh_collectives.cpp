@@ -1,7 +1,7 @@
 #include "devices/collectives/mesh_collectives.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/collectives/block_split.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/collectives/block_split.hpp"
 #include "devices/collectives/fingerprint_dissemination.hpp"
 #include "devices/collectives/mesh_transfer.hpp"
 #include "devices/collectives/reduce_kernels.hpp"

@@ -20,8 +20,8 @@
 /// every later operation through Gloo, all ranks alike.
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 #include "devices/collectives/shm_mesh.hpp"
 
 #include <cstddef>

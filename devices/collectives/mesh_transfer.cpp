@@ -1,6 +1,6 @@
 #include "devices/collectives/mesh_transfer.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/fingerprint_dissemination.hpp"
 
 #include <sys/uio.h>

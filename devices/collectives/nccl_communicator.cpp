@@ -4,8 +4,8 @@
 #include "actormesh/build_config.hpp"
 #include "actors/cluster_services.hpp"
 #include "actors/detail/fnv1a.hpp"
-#include "actors/errors.hpp"
-#include "devices/collectives/block_split.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/collectives/block_split.hpp"
 #include "devices/collectives/device_step_checks.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 

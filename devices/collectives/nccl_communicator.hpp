@@ -11,9 +11,9 @@
 /// has it (the constructor throws am::runtime_error otherwise).
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "actors/dtype.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 
 #include <chrono>
 #include <cstddef>

@@ -1,8 +1,8 @@
 #include "devices/collectives/reduce_kernels.hpp"
 
-#include "actors/errors.hpp"
-#include "actors/float16.hpp"
-#include "actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/float16.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
 
 #include <algorithm>
 #include <cmath>

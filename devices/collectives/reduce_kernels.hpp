@@ -3,8 +3,8 @@
 /// those of am::reduce_op (devices/collectives/reduce_op.hpp).
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 
 #include <cstddef>
 

@@ -3,7 +3,7 @@
 /// Internal.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 #include <memory>
 #include <string>

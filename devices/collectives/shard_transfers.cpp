@@ -1,9 +1,9 @@
 #include "devices/collectives/shard_transfers.hpp"
 
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
-#include "devices/calls.hpp"
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/calls.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_wire.hpp"
 #include "observability/trace_hooks.hpp"

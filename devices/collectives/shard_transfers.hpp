@@ -5,9 +5,9 @@
 /// per direction), on a worker thread per direction, never on a user thread or an actor's handler.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <cstdint>
 #include <exception>

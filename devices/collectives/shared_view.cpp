@@ -1,6 +1,6 @@
 #include "devices/collectives/shared_view.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

@@ -2,7 +2,7 @@
 /// replicated result is shared by every local device (one copy of the bytes, not one per device).
 #pragma once
 
-#include "actors/buffer.hpp"
+#include "actormesh/actors/buffer.hpp"
 
 namespace am::detail {
 

@@ -1,6 +1,6 @@
 #include "devices/collectives/shm_mesh.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/gloo_store.hpp"
 #include "devices/collectives/ucx_library.hpp"
 

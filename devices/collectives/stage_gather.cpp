@@ -1,6 +1,6 @@
 #include "devices/collectives/stage_gather.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/stage_group.hpp"
 #include "devices/collectives/stage_positions.hpp"
 #include "devices/collectives/shared_view.hpp"

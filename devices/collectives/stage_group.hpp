@@ -5,8 +5,8 @@
 #pragma once
 
 #include "actormesh/build_config.hpp"
-#include "actors/errors.hpp"
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 #include "devices/collectives/serial_worker.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #if AM_HAVE_CUDA && AM_HAVE_NCCL

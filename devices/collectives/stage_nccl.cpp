@@ -1,7 +1,7 @@
 #include "devices/collectives/stage_nccl.hpp"
 
 #include "actormesh/build_config.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 #include "devices/collectives/stage_group.hpp"
 #include "devices/detail/runtime_impl.hpp"

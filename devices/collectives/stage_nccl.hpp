@@ -8,9 +8,9 @@
 /// plan, its collectives as shard transfers).
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 
 #include <utility>
 #include <vector>

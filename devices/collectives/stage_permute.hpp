@@ -9,8 +9,8 @@
 /// order on every participant.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <cstddef>
 #include <utility>

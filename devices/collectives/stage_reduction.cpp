@@ -1,8 +1,8 @@
 #include "devices/collectives/stage_reduction.hpp"
 
 #include "actormesh/build_config.hpp"
-#include "actors/errors.hpp"
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 #include "devices/collectives/reduce_kernels.hpp"
 #include "devices/collectives/stage_group.hpp"
 #include "devices/collectives/shared_view.hpp"

@@ -9,9 +9,9 @@
 /// communicators, so they need no order between them.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "devices/collectives/reduce_op.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/devices/collectives/reduce_op.hpp"
 
 #include <utility>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "devices/collectives/stage_scatter.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/collectives/block_split.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/collectives/block_split.hpp"
 #include "devices/collectives/shared_view.hpp"
 #include "devices/collectives/stage_group.hpp"
 #include "devices/collectives/stage_positions.hpp"

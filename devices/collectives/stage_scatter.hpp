@@ -10,8 +10,8 @@
 /// (stage_group.hpp), so they keep one order on every participant.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <utility>
 #include <vector>

@@ -1,8 +1,8 @@
-#include "devices/collectives/world.hpp"
+#include "actormesh/devices/collectives/world.hpp"
 
 #include "devices/collectives/runtime_communicator.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/detail/runtime_impl.hpp"
 
 namespace am {

@@ -4,7 +4,7 @@
 /// Internal to devices/distributed.cpp.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 #include <chrono>
 #include <memory>

@@ -8,7 +8,7 @@
 /// back to back). doc/architecture.md, "CPU programs". Internal.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "devices/cpu/cpu_buffer.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

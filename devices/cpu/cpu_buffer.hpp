@@ -2,7 +2,7 @@
 /// loops can use aligned loads), returned to the pool when the last handle goes, from any thread.
 #pragma once
 
-#include "actors/buffer.hpp"
+#include "actormesh/actors/buffer.hpp"
 #include "devices/detail/buffer_pool.hpp"
 
 #include <memory>

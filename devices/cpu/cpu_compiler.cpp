@@ -1,6 +1,6 @@
 #include "devices/cpu/cpu_compiler.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cpu/cpu_sources.hpp"
 
 #include <algorithm>

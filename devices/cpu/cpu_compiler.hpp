@@ -5,7 +5,7 @@
 /// the same dtype) is a zero-copy alias; concatenate, reductions and dot are stages of their own.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>

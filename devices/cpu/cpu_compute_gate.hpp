@@ -9,7 +9,7 @@
 /// stages skip it.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/cpu/cpu_compiler.hpp"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 /// them on host memory from the device's pool.
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 #include "actors/detail/stop_signal.hpp"
 #include "devices/detail/buffer_pool.hpp"
 

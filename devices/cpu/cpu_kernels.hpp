@@ -5,8 +5,8 @@
 /// baseline.
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "actors/opcode.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/opcode.hpp"
 
 #include <cstdint>
 #include <string_view>

@@ -1,6 +1,6 @@
 // AVX2 kernels: compiled with -mavx2 -mfma (devices/CMakeLists.txt) and only called when the CPU has
 // both (see cpu_kernels.cpp). Transcendentals are SLEEF's 8-/4-wide u35 functions (exp and pow: u10).
-#include "actors/float16.hpp"
+#include "actormesh/actors/float16.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 #include "devices/cpu/cpu_sources.hpp"
 #include "devices/detail/random_counter.hpp"

@@ -1,7 +1,7 @@
 // AVX-512 kernels: compiled with -mavx512f (devices/CMakeLists.txt) and only called when the CPU has
 // AVX-512F (see cpu_kernels.cpp). Transcendentals are SLEEF's 16-/8-wide u35 functions (exp and pow:
 // u10, the only ones SLEEF has), sqrt is the hardware's correctly rounded one.
-#include "actors/float16.hpp"
+#include "actormesh/actors/float16.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 #include "devices/cpu/cpu_sources.hpp"
 #include "devices/detail/random_counter.hpp"

@@ -4,7 +4,7 @@
 #include "devices/cpu/cpu_sources.hpp"
 #include "devices/detail/random_counter.hpp"
 
-#include "actors/float16.hpp"
+#include "actormesh/actors/float16.hpp"
 
 #include <math.h>
 

@@ -7,8 +7,8 @@
 /// whichever thread takes it, so results do not change.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/cpu/cpu_compiler.hpp"
 #include "devices/cpu/cpu_runner.hpp"
 #include "devices/detail/buffer_pool.hpp"

@@ -1,7 +1,7 @@
 #include "devices/cpu/cpu_runner.hpp"
 
 #include "actormesh/build_config.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cpu/cpu_blas.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/cpu/cpu_compute_gate.hpp"

@@ -2,8 +2,8 @@
 /// device's pool, intermediates of fused regions in a scratch area the device reuses.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/cpu/cpu_compiler.hpp"
 

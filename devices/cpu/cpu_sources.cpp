@@ -1,6 +1,6 @@
 #include "devices/cpu/cpu_sources.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/detail/dtype_dispatch.hpp"
 
 #include <bit>

@@ -3,9 +3,9 @@
 /// transpose) read a materialized operand at strided positions.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/dtype.hpp"
-#include "actors/opcode.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/opcode.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>

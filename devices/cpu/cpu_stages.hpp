@@ -2,8 +2,8 @@
 /// (dot goes through the instruction set's kernel table). Each works on whole buffers.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/opcode.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/opcode.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "devices/cpu/onednn_sgemm.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <dlfcn.h>
 

@@ -1,6 +1,6 @@
 #include "devices/cuda/cuda_blas.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cuda/cublas_loader.hpp"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/cuda_kernels.hpp"

@@ -6,7 +6,7 @@
 /// C++ interface (no CUDA headers). Internal.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 #include "devices/cuda/cuda_buffer.hpp"
 #include "devices/detail/dot_geometry.hpp"
 

@@ -1,6 +1,6 @@
 #include "devices/cuda/cuda_buffer.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cuda/cuda_blas.hpp"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/cuda_memory.hpp"

@@ -3,8 +3,8 @@
 /// views that give a buffer another shape without copying (reshape).
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <memory>
 

@@ -1,6 +1,6 @@
 #include "devices/cuda/cuda_check.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cuda_runtime_api.h>
 

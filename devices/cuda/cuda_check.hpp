@@ -2,7 +2,7 @@
 /// integer value, so this header needs no CUDA headers).
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 #include <cstddef>
 #include <string>

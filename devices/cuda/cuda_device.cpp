@@ -17,7 +17,7 @@
 #include "devices/cuda/cuda_device.hpp"
 
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cuda/cuda_buffer.hpp"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/cuda_memory.hpp"

@@ -1,7 +1,7 @@
 /// The CUDA device: a device actor with one stream whose executor runs programs as kernels.
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 #include "actors/detail/stop_signal.hpp"
 
 #include <caf/actor.hpp>

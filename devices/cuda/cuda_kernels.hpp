@@ -4,8 +4,8 @@
 /// Elementwise semantics are those of device_math.cuh (shared with the fused kernels).
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "actors/opcode.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/opcode.hpp"
 
 #include <cstddef>
 #include <cstdint>

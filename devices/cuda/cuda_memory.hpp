@@ -3,7 +3,7 @@
 /// `cuda_memory_stats`), and copies that the CPU path can use to read CUDA shards.
 #pragma once
 
-#include "devices/memory.hpp"
+#include "actormesh/devices/memory.hpp"
 
 #include <cstddef>
 #include <cstdint>

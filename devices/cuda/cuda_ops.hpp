@@ -2,7 +2,7 @@
 /// stages of a plan, and every instruction when the program runs unfused). Plain C++.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/cuda/cuda_buffer.hpp"
 #include "devices/cuda/cuda_plan.hpp"
 

@@ -6,7 +6,7 @@
 /// unit-tested without a GPU.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -2,7 +2,7 @@
 // fused kernels generated at run time should reach.
 #include "devices/cuda/cuda_reference.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cuda_runtime.h>
 

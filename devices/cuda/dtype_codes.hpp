@@ -2,7 +2,7 @@
 /// shared by the precompiled kernels and the host-side tests of their rules.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 
 #include <type_traits>
 

@@ -1,6 +1,6 @@
 #include "devices/cuda/fused_codegen.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cuda/embedded_sources.hpp"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 /// tested without a GPU.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/cuda/cuda_plan.hpp"
 #include "devices/cuda/nvrtc_compiler.hpp"
 

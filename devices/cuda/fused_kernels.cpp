@@ -1,7 +1,7 @@
 #include "devices/cuda/fused_kernels.hpp"
 
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cuda/fused_codegen.hpp"
 #include "devices/cuda/nvrtc_compiler.hpp"
 

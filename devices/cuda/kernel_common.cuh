@@ -2,7 +2,7 @@
 // compile-time dtype dispatch. C++17 (nvcc), included by the .cu files only.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 #include "devices/cuda/device_math.cuh"
 #include "devices/cuda/dtype_codes.hpp"
 

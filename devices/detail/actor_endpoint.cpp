@@ -1,6 +1,6 @@
 #include "devices/detail/actor_endpoint.hpp"
 
-#include "actors/lane.hpp"
+#include "actormesh/actors/lane.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "observability/stats_counters.hpp"
 #include "observability/trace_hooks.hpp"

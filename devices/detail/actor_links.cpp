@@ -1,6 +1,6 @@
 #include "devices/detail/actor_links.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "cluster/guard/guarded_connect.hpp"
 #include "cluster/guard/guarded_listener.hpp"
 #include "devices/detail/runtime_impl.hpp"

@@ -1,6 +1,6 @@
 #include "devices/detail/buffer_pool.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -4,7 +4,7 @@
 /// device and by every buffer it handed out, so it outlives the runtime when buffers do.
 #pragma once
 
-#include "devices/memory.hpp"
+#include "actormesh/devices/memory.hpp"
 
 #include <atomic>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #include "devices/detail/device_actor.hpp"
 
 #include "actors/detail/log.hpp"
-#include "actors/lane.hpp"
+#include "actormesh/actors/lane.hpp"
 #include "observability/trace_hooks.hpp"
 #include "observability/stats_counters.hpp"
 

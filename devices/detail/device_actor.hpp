@@ -3,7 +3,7 @@
 /// (CPU or CUDA); ordering, waiting for inputs from other devices and error routing live here.
 #pragma once
 
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 #include "actors/detail/messages.hpp"
 #include "actors/detail/stop_signal.hpp"
 

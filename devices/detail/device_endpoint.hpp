@@ -5,10 +5,10 @@
 /// host, say) is one more kind (doc/architecture.md "Device endpoints"). Internal.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "actors/future.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <cstddef>

@@ -1,10 +1,10 @@
 /// Maps a runtime dtype to its C++ element type, for kernels written once as templates.
 #pragma once
 
-#include "actors/dtype.hpp"
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
-#include "actors/float16.hpp"
+#include "actormesh/actors/dtype.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/float16.hpp"
 
 #include <cstdint>
 #include <type_traits>

@@ -3,7 +3,7 @@
 /// transfers each side issues (devices/transfers.cpp). Internal.
 #pragma once
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/detail/device_endpoint.hpp"
 
 namespace am::detail {

@@ -3,9 +3,9 @@
 
 #include "actormesh/build_config.hpp"
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/detail/host_actor.hpp"
-#include "actors/lane.hpp"
+#include "actormesh/actors/lane.hpp"
 #include "devices/cpu/cpu_device.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/detail/peer_endpoint.hpp"
@@ -13,7 +13,7 @@
 #include "devices/remote/controller_link.hpp"
 #include "devices/remote/remote_messages.hpp"
 #include "devices/remote/worker_endpoint.hpp"
-#include "observability/runtime_stats.hpp"
+#include "actormesh/observability/runtime_stats.hpp"
 #include "observability/stats_wire.hpp"
 #include "observability/trace_session.hpp"
 

@@ -5,14 +5,14 @@
 #include "cluster/join.hpp"
 #include "actors/detail/messages.hpp"
 #include "actors/detail/stop_signal.hpp"
-#include "actors/device_info.hpp"
+#include "actormesh/actors/device_info.hpp"
 #include "devices/detail/actor_endpoint.hpp"
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/detail/device_endpoint.hpp"
 #include "devices/detail/exit_watch.hpp"
-#include "devices/discovery.hpp"
-#include "devices/memory.hpp"
-#include "devices/options.hpp"
+#include "actormesh/devices/discovery.hpp"
+#include "actormesh/devices/memory.hpp"
+#include "actormesh/devices/options.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <caf/actor.hpp>

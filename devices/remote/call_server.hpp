@@ -6,7 +6,7 @@
 /// they name no answer) and the server keeps serving. Internal.
 #pragma once
 
-#include "actors/future.hpp"
+#include "actormesh/actors/future.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>

@@ -1,8 +1,8 @@
 #include "devices/remote/controller_link.hpp"
 
 #include "actors/detail/log.hpp"
-#include "actors/errors.hpp"
-#include "actors/lane.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/lane.hpp"
 #include "devices/collectives/shard_transfers.hpp"
 #include "devices/detail/runtime_impl.hpp"
 #include "devices/remote/remote_messages.hpp"

@@ -5,11 +5,11 @@
 /// once; later calls to it fail at once too. Internal.
 #pragma once
 
-#include "actors/buffer.hpp"
+#include "actormesh/actors/buffer.hpp"
 #include "cluster/membership.hpp"
-#include "actors/device_info.hpp"
-#include "actors/future.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/remote/remote_shard.hpp"
 #include "devices/remote/worker_hosts.hpp"
 

@@ -1,6 +1,6 @@
 #include "devices/remote/host_services.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <map>
 #include <mutex>

@@ -4,8 +4,8 @@
 /// bytes mean. Internal.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/future.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/future.hpp"
 
 #include <cstddef>
 #include <functional>

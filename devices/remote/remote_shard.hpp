@@ -5,8 +5,8 @@
 /// Internal.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/future.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/future.hpp"
 
 #include <atomic>
 #include <cstdint>

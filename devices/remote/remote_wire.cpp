@@ -1,7 +1,7 @@
 #include "devices/remote/remote_wire.hpp"
 
-#include "actors/wire_codec.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <bit>
 #include <limits>

@@ -5,7 +5,7 @@
 /// am::value_error and the worker keeps serving. Internal.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <cstdint>
 #include <exception>

@@ -4,10 +4,10 @@
 /// internals; the controller's link to its workers (controller_link.hpp) implements it.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
-#include "actors/future.hpp"
-#include "actors/program.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/future.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/remote/remote_shard.hpp"
 
 #include <cstdint>

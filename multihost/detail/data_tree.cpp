@@ -1,4 +1,4 @@
-#include "multihost/detail/data_tree.hpp"
+#include "actormesh/multihost/detail/data_tree.hpp"
 
 namespace am::detail {
 

@@ -1,7 +1,7 @@
 #include "multihost/detail/global_value.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 #include <algorithm>
 #include <cstring>

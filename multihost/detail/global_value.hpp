@@ -2,9 +2,9 @@
 /// (process_allgather with tiled=true of a non-fully-addressable array). Internal.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
-#include "sharding/array.hpp"
-#include "sharding/host_array.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 namespace am::detail {
 

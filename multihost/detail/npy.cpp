@@ -1,6 +1,6 @@
 #include "multihost/detail/npy.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -2,7 +2,7 @@
 /// Internal.
 #pragma once
 
-#include "sharding/host_array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 #include <cstddef>
 #include <string>

@@ -1,6 +1,6 @@
 #include "multihost/detail/tree_agreement.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "multihost/detail/crc32.hpp"
 
 #include <cstring>

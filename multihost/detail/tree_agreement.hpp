@@ -3,7 +3,7 @@
 /// same collective (one all-gather instead of two). Internal.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "multihost/detail/world_communicator.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/runtime_communicator.hpp"
 #include "devices/runtime_context.hpp"
 

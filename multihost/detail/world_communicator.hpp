@@ -1,7 +1,7 @@
 /// The communicator over every process of the cluster that the multihost utilities share. Internal.
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
 namespace am::detail {
 

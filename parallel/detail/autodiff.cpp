@@ -1,11 +1,11 @@
-#include "parallel/detail/autodiff.hpp"
-#include "actors/shape.hpp"
+#include "actormesh/parallel/detail/autodiff.hpp"
+#include "actormesh/actors/shape.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "parallel/detail/vjp_rules.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/elementwise.hpp"
-#include "sharding/ops.hpp"
+#include "actormesh/sharding/ops.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 #include "parallel/detail/axis_env.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <vector>
 

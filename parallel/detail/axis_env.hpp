@@ -2,7 +2,7 @@
 /// look their axis up here. Per thread, innermost binding first.
 #pragma once
 
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstdint>
 #include <string>

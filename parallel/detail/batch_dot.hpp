@@ -2,7 +2,7 @@
 /// produce): one 2-D product per batch row, on the device holding that row.
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 namespace am::detail {
 

@@ -1,14 +1,14 @@
 #include "parallel/detail/batching.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "parallel/detail/batch_dot.hpp"
 #include "parallel/detail/batching_collectives.hpp"
 #include "parallel/detail/vjp_rules.hpp"
 #include "sharding/detail/elementwise.hpp"
 #include "sharding/detail/sharding_rules.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/reductions.hpp"
-#include "sharding/shape_ops.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/reductions.hpp"
+#include "actormesh/sharding/shape_ops.hpp"
 
 #include <optional>
 

@@ -6,7 +6,7 @@
 /// per-device programs with stages between them (sharding/detail/lowering.hpp).
 #pragma once
 
-#include "parallel/detail/tracing.hpp"
+#include "actormesh/parallel/detail/tracing.hpp"
 
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "parallel/detail/batching.hpp"
-#include "sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
 
 #include <vector>
 

@@ -1,8 +1,8 @@
 #include "parallel/detail/collective_node.hpp"
 
-#include "actors/errors.hpp"
-#include "parallel/collectives.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/parallel/collectives.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <deque>
 #include <mutex>

@@ -3,8 +3,8 @@
 /// by array operations over the mapped axis; grad differentiates it (autodiff.cpp).
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/detail/graph.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 #include "parallel/detail/mapping.hpp"
-#include "actors/shape.hpp"
+#include "actormesh/actors/shape.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/array_state.hpp"
 
 #include <map>

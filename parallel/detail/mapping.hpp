@@ -2,7 +2,7 @@
 /// mapped size (with JAX's errors), and outputs placed by out_axes.
 #pragma once
 
-#include "parallel/axis_spec.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
 #include "parallel/detail/batching.hpp"
 
 #include <string>

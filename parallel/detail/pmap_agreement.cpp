@@ -1,6 +1,6 @@
 #include "parallel/detail/pmap_agreement.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/agreements.hpp"
 #include "devices/runtime_context.hpp"
 

@@ -2,9 +2,9 @@
 /// arguments; this checks that they called it alike before any slice is placed. Internal.
 #pragma once
 
-#include "actors/device_info.hpp"
-#include "parallel/axis_spec.hpp"
-#include "sharding/array.hpp"
+#include "actormesh/actors/device_info.hpp"
+#include "actormesh/parallel/axis_spec.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <string>
 #include <vector>

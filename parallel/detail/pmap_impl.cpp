@@ -1,14 +1,14 @@
-#include "parallel/detail/pmap_impl.hpp"
+#include "actormesh/parallel/detail/pmap_impl.hpp"
 
-#include "actors/errors.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "parallel/detail/axis_env.hpp"
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/mapping.hpp"
 #include "parallel/detail/pmap_agreement.hpp"
 #include "sharding/detail/elementwise.hpp"
-#include "sharding/mesh.hpp"
-#include "sharding/named_sharding.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
 
 namespace am::detail {
 

@@ -1,6 +1,6 @@
-#include "parallel/detail/staged_pmap.hpp"
+#include "actormesh/parallel/detail/staged_pmap.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/stage_gather.hpp"
 #include "devices/collectives/stage_nccl.hpp"
 #include "devices/collectives/stage_permute.hpp"
@@ -15,8 +15,8 @@
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/elementwise.hpp"
-#include "sharding/detail/trace.hpp"
-#include "sharding/shape_ops.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
+#include "actormesh/sharding/shape_ops.hpp"
 
 #include <algorithm>
 #include <atomic>

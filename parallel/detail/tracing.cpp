@@ -1,8 +1,8 @@
-#include "parallel/detail/tracing.hpp"
+#include "actormesh/parallel/detail/tracing.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/array_state.hpp"
-#include "sharding/shape_ops.hpp"
+#include "actormesh/sharding/shape_ops.hpp"
 
 #include <numeric>
 

@@ -1,14 +1,14 @@
 #include "parallel/detail/vjp_rules.hpp"
 
-#include "actors/errors.hpp"
-#include "parallel/collectives.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/parallel/collectives.hpp"
 #include "parallel/detail/batch_dot.hpp"
 #include "parallel/detail/collective_node.hpp"
 #include "sharding/detail/elementwise.hpp"
-#include "sharding/detail/trace.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/reductions.hpp"
-#include "sharding/shape_ops.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/reductions.hpp"
+#include "actormesh/sharding/shape_ops.hpp"
 
 #include <algorithm>
 

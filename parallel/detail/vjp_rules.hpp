@@ -2,8 +2,8 @@
 /// the cotangents of its operands, as array operations (recorded into the current trace).
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/detail/graph.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
 
 #include <optional>
 #include <vector>

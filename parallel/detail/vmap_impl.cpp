@@ -1,10 +1,10 @@
-#include "parallel/detail/vmap_impl.hpp"
+#include "actormesh/parallel/detail/vmap_impl.hpp"
 
 #include "parallel/detail/axis_env.hpp"
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/mapping.hpp"
 #include "sharding/detail/sharding_rules.hpp"
-#include "sharding/named_sharding.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
 
 namespace am::detail {
 

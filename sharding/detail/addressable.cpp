@@ -1,8 +1,8 @@
 #include "sharding/detail/addressable.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/runtime_context.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 
 namespace am::detail {
 

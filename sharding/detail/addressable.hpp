@@ -2,8 +2,8 @@
 /// another process's shard here.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "actors/device_info.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/actors/device_info.hpp"
 
 namespace am::detail {
 

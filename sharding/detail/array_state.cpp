@@ -1,6 +1,6 @@
 #include "sharding/detail/array_state.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 namespace am::detail {
 

@@ -1,7 +1,7 @@
 /// The state an am::array shares among its copies: either concrete shards, or a place in a trace.
 #pragma once
 
-#include "sharding/array.hpp"
+#include "actormesh/sharding/array.hpp"
 
 #include <memory>
 #include <mutex>

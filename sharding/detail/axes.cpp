@@ -1,6 +1,6 @@
 #include "sharding/detail/axes.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,6 +1,6 @@
 #include "sharding/detail/block_copy.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cstring>
 

@@ -1,9 +1,9 @@
 /// Copying a block of a host array out to contiguous bytes and back in.
 #pragma once
 
-#include "actors/buffer.hpp"
-#include "sharding/host_array.hpp"
-#include "sharding/index_map.hpp"
+#include "actormesh/actors/buffer.hpp"
+#include "actormesh/sharding/host_array.hpp"
+#include "actormesh/sharding/index_map.hpp"
 
 #include <cstddef>
 #include <vector>

@@ -2,9 +2,9 @@
 /// each file straight into its shard, with no host copy in between. Internal.
 #pragma once
 
-#include "sharding/array.hpp"
-#include "sharding/index_map.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/index_map.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstddef>
 #include <functional>

@@ -1,11 +1,11 @@
 #include "sharding/detail/elementwise.hpp"
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/array_state.hpp"
-#include "sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
 #include "sharding/detail/sharding_rules.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 namespace am::detail {
 

@@ -2,8 +2,8 @@
 /// sharding, and the converts and broadcasts operands need. Shared by ops, reductions and random.
 #pragma once
 
-#include "actors/opcode.hpp"
-#include "sharding/ops.hpp"
+#include "actormesh/actors/opcode.hpp"
+#include "actormesh/sharding/ops.hpp"
 
 #include <optional>
 

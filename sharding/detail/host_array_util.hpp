@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/axes.hpp" // normalize_axis
 
 namespace am::detail {

@@ -1,6 +1,6 @@
 #include "sharding/detail/lowering.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/lowering_state.hpp"
 
 #include <algorithm>

@@ -8,8 +8,8 @@
 /// elementwise function is one program per device: one message per shard.
 #pragma once
 
-#include "sharding/detail/graph.hpp"
-#include "sharding/detail/plan.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/plan.hpp"
 
 #include <string>
 

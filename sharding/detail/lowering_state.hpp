@@ -2,9 +2,9 @@
 /// live, and the import/export of values between slots. Internal to lowering*.cpp.
 #pragma once
 
-#include "actors/program.hpp"
-#include "sharding/detail/graph.hpp"
-#include "sharding/detail/plan.hpp"
+#include "actormesh/actors/program.hpp"
+#include "actormesh/sharding/detail/graph.hpp"
+#include "actormesh/sharding/detail/plan.hpp"
 
 #include <deque>
 #include <map>

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "actors/float16.hpp"
+#include "actormesh/actors/float16.hpp"
 
 namespace am::detail {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 
 namespace am::detail {
 

@@ -1,12 +1,12 @@
-#include "actors/errors.hpp"
-#include "devices/calls.hpp"
-#include "devices/runtime.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/calls.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "devices/runtime_context.hpp"
 #include "devices/transfers.hpp"
 #include "sharding/detail/addressable.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/block_copy.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <map>
 #include <memory>

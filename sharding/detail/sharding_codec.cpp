@@ -1,10 +1,10 @@
 #include "sharding/detail/sharding_codec.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/runtime_context.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include <map>
 

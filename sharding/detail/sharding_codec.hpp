@@ -4,8 +4,8 @@
 /// passes the same checks as one a user made. Internal.
 #pragma once
 
-#include "actors/wire_codec.hpp"
-#include "sharding/sharding.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 namespace am::detail {
 

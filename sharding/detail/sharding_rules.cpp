@@ -1,8 +1,8 @@
 #include "sharding/detail/sharding_rules.hpp"
 
-#include "sharding/named_sharding.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include <algorithm>
 #include <functional>

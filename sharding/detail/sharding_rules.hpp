@@ -4,7 +4,7 @@
 /// holds its input shardings weakly, so it never keeps a sharding alive.
 #pragma once
 
-#include "sharding/sharding.hpp"
+#include "actormesh/sharding/sharding.hpp"
 
 #include <cstddef>
 #include <cstdint>

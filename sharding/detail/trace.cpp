@@ -1,6 +1,6 @@
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "sharding/detail/array_state.hpp"
 #include "sharding/detail/lowering.hpp"
 

@@ -10,11 +10,11 @@ through its CAF-carrying implementation devices/detail/runtime_impl.hpp. tools/,
 tests/ sit above every floor. Run by ctest as unit/floors (and unit/floors_self_check, which feeds it
 a tree with an upward include and expects a refusal).
 """
-import argparse
 import os
 import re
-import sys
 import tempfile
+
+import checker_cli
 
 FLOORS = ["actors", "observability", "cluster", "devices", "sharding", "parallel", "multihost", "colocated", "actor_mesh"]
 HUB = "devices/detail/runtime_impl.hpp"
@@ -84,17 +84,5 @@ def self_check():
     return 0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", help="the repository's root")
-    parser.add_argument("--self-check", action="store_true", help="check the checker on made-up trees")
-    args = parser.parse_args()
-    if args.self_check:
-        return self_check()
-    if not args.source:
-        parser.error("--source is required")
-    return check(args.source)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    checker_cli.run(__doc__.splitlines()[0], check, self_check)

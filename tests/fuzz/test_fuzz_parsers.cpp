@@ -7,10 +7,10 @@
 // An am::error is the expected answer to bad input; any other exception fails the test, and a crash
 // or undefined behaviour fails it under the ASan+UBSan build. AM_FUZZ_SEED and AM_FUZZ_ITERATIONS
 // (a multiplier, default 1) widen a local run: AM_FUZZ_ITERATIONS=100 AM_FUZZ_SEED=7 ...
-#include "actors/errors.hpp"
-#include "actors/shape.hpp"
-#include "sharding/mesh.hpp"
-#include "sharding/partition_spec.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/shape.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
 #include "tools/commands.hpp"
 
 #include <catch2/catch.hpp>

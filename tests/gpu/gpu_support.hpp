@@ -4,7 +4,7 @@
 
 #include "support/programs.hpp"
 
-#include "actors/float16.hpp"
+#include "actormesh/actors/float16.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // (ctest shows "Skipped" through the return code 4) with the reason discovery gave.
 #include "gpu/gpu_support.hpp"
 
-#include "devices/memory.hpp"
+#include "actormesh/devices/memory.hpp"
 
 #include <thread>
 

@@ -36,6 +36,27 @@ TEST_CASE("an outside CMake project builds and runs against the install tree", "
   auto build = run_command("cmake --build " + (work / "build").string());
   INFO(build.output);
   REQUIRE(build.status == 0);
+  // The allocator: the exported targets name actormesh::jemalloc, which the package's config finds
+  // on the consumer's machine, never a path of the machine that built the package; by default the
+  // consumer's executable links jemalloc itself (so it replaces malloc), and ACTORMESH_JEMALLOC=OFF
+  // leaves it out. A build without jemalloc (sanitizers, -DAM_JEMALLOC=OFF) exports neither.
+  auto targets = run_command("find " + prefix + " -name actormeshTargets.cmake -exec cat {} +");
+  REQUIRE(targets.status == 0);
+  CHECK_THAT(targets.output, !Catch::Contains("libjemalloc"));
+  if (targets.output.find("actormesh::jemalloc") != std::string::npos) {
+    auto needed = run_command("readelf -d " + (work / "build/consumer").string());
+    CHECK_THAT(needed.output, Catch::Contains("libjemalloc"));
+    auto without = run_command("cmake -S " + am::testing::source_dir() + "/tests/consumer -B "
+                               + (work / "build-own-malloc").string() + " -G \"" + am::testing::cmake_generator()
+                               + "\" -DCMAKE_CXX_COMPILER=" + am::testing::cxx_compiler() + " -DCMAKE_PREFIX_PATH="
+                               + prefix + " -DACTORMESH_JEMALLOC=OFF && cmake --build "
+                               + (work / "build-own-malloc").string());
+    INFO(without.output);
+    REQUIRE(without.status == 0);
+    auto own = run_command("readelf -d " + (work / "build-own-malloc/consumer").string());
+    CHECK_THAT(own.output, Catch::Contains("libactormesh"));
+    CHECK_THAT(own.output, !Catch::Contains("libjemalloc"));
+  }
   auto run = run_command((work / "build/consumer").string());
   INFO(run.output);
   CHECK(run.status == 0);

@@ -54,10 +54,10 @@ TEST_CASE("trace: one process, N jitted calls on D devices give N*D device progr
   auto t = read_trace_file(path);
   CHECK(t.nesting_error.empty());
   std::set<std::int64_t> tracks;
-  CHECK(programs_named(t, "traced_f", 0, &tracks) == 6 * 4);
+  CHECK(programs_named(t, "traced_f", 1, &tracks) == 6 * 4); // process 0 is pid 1
   CHECK(tracks.size() == 4); // one track per device
   for (auto tid : tracks)
-    CHECK_THAT(t.track_names.at({0, tid}), Catch::StartsWith("device CpuDevice(id="));
+    CHECK_THAT(t.track_names.at({1, tid}), Catch::StartsWith("device CpuDevice(id="));
   CHECK(t.count("lane", "admit") >= 6 * 4);
   CHECK(t.count("lane", "send") >= 1);
   CHECK(t.count("device", "upload") >= 4);
@@ -101,7 +101,7 @@ TEST_CASE("trace: two processes under actormesh launch merge into one trace", "[
   auto t = read_trace_file(path);
   CHECK(t.nesting_error.empty());
   CHECK(t.process_names.size() == 2);
-  for (std::int64_t pid : {0, 1}) {
+  for (std::int64_t pid : {1, 2}) { // process i is pid i + 1
     CAPTURE(pid);
     CHECK(programs_named(t, "traced_f", pid) == 3 * 2);
     CHECK(t.count("collective", "barrier", pid) == 1);
@@ -129,6 +129,41 @@ TEST_CASE("trace: two processes under actormesh launch merge into one trace", "[
     CHECK(std::llabs(offset) <= rtt);
   }
   CHECK(found);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("trace: the program's --am-trace under actormesh launch is merged as AM_TRACE is", "[integration][trace]") {
+  const auto dir = fresh_dir("launch_flag");
+  const auto path = dir + "/flag.json";
+  auto r = run_command("env -u AM_TRACE " + am::testing::tool_path() + " launch -n 2 --cpu-devices 2 --timeout 120 -- "
+                         + probe + " 1 --am-gpus=off --am-trace=" + path,
+                       150);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_FALSE(std::filesystem::exists(path + ".rank0"));
+  CHECK_FALSE(std::filesystem::exists(path + ".rank1"));
+  auto t = read_trace_file(path);
+  CHECK(t.process_names.size() == 2);
+  CHECK(t.process_names.at(1) == "process 0");
+  CHECK(t.process_names.at(2) == "process 1");
+  CHECK(programs_named(t, "traced_f", 2) == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("trace: a program's second runtime writes its own file, never over the first's", "[integration][trace]") {
+  const auto dir = fresh_dir("twice");
+  const auto path = dir + "/t.json";
+  auto r = run_command("env AM_LOG=info AM_TRACE=" + path + " " + probe + " 2 twice --am-cpu-devices=2 --am-gpus=off", 120);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("trace written to " + path));
+  CHECK_THAT(r.output, Catch::Contains("trace written to " + dir + "/t.2.json"));
+  auto first = read_trace_file(path);
+  auto second = read_trace_file(dir + "/t.2.json");
+  CHECK(programs_named(first, "traced_f", 1) == 2 * 2);
+  CHECK(programs_named(first, "second_f", 1) == 0);
+  CHECK(programs_named(second, "second_f", 1) == 2);
+  CHECK(programs_named(second, "traced_f", 1) == 0);
   std::filesystem::remove_all(dir);
 }
 

@@ -2,8 +2,10 @@
 // N jitted calls over an array sharded on this process's devices, then, in a cluster, one barrier
 // and one all-gather on a communicator; prints what it did so the test can match the trace to it.
 //
-//   trace_probe CALLS   prints "devices D", "calls N", then "barrier", "all_gather B" and "global sum"
-//                       (a sum whose partial sums cross processes) in a cluster
+//   trace_probe CALLS [twice]   prints "devices D", "calls N", then "barrier", "all_gather B" and
+//                               "global sum" (a sum whose partial sums cross processes) in a
+//                               cluster; with `twice` (one process), a second runtime after the
+//                               first stopped makes CALLS more calls of "second_f"
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
@@ -15,10 +17,19 @@ namespace {
 
 using am::testing::say;
 
-int run(int argc, char** argv) {
-  if (argc < 2)
-    throw am::value_error("usage: trace_probe CALLS");
-  const int calls = std::atoi(argv[1]);
+/// The second runtime of `trace_probe CALLS twice`: `calls` jitted calls named "second_f".
+void second_runtime(int argc, char** argv, int calls) {
+  am::runtime rt(argc, argv);
+  auto x = am::device_put(am::host_array::zeros({4}, am::dtype::float32), am::local_devices()[0]);
+  auto f = am::jit([](const am::array& a) { return a + 1.0f; }, "second_f");
+  for (int i = 0; i < calls; ++i)
+    x = f(x);
+  x.block_until_ready();
+  say("second runtime calls " + std::to_string(calls));
+}
+
+/// The first runtime: `calls` jitted calls named "traced_f", then the cluster's steps.
+void first_runtime(int argc, char** argv, int calls) {
   am::runtime rt(argc, argv);
   auto local = am::local_devices();
   const auto d = static_cast<std::int64_t>(local.size());
@@ -49,6 +60,15 @@ int run(int argc, char** argv) {
     am::sum(g).block_until_ready();
     say("global sum");
   }
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2)
+    throw am::value_error("usage: trace_probe CALLS [twice]");
+  const int calls = std::atoi(argv[1]);
+  first_runtime(argc, argv, calls);
+  if (argc > 2 && std::string(argv[2]) == "twice")
+    second_runtime(argc, argv, calls);
   say("done");
   return 0;
 }

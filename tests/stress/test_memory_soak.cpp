@@ -5,7 +5,7 @@
 #include "support/stress.hpp"
 
 #include "sharding/detail/sharding_rules.hpp"
-#include "sharding/detail/trace.hpp"
+#include "actormesh/sharding/detail/trace.hpp"
 
 #include <catch2/catch.hpp>
 

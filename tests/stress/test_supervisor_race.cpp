@@ -6,7 +6,7 @@
 
 #include "cluster/cluster_client.hpp"
 #include "cluster/supervisor.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

@@ -3,15 +3,15 @@
 
 #include <actormesh.hpp>
 
-#include "sharding/array.hpp"
-#include "sharding/jit.hpp"
-#include "sharding/mesh.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/reductions.hpp"
-#include "sharding/random.hpp"
-#include "sharding/shape_ops.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/jit.hpp"
+#include "actormesh/sharding/mesh.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/reductions.hpp"
+#include "actormesh/sharding/random.hpp"
+#include "actormesh/sharding/shape_ops.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include <cmath>
 #include <string>

@@ -2,7 +2,7 @@
 // starting a comment line), shared by the tests that compare against JAX's outputs.
 #pragma once
 
-#include "actors/dtype.hpp"
+#include "actormesh/actors/dtype.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // product, and small integer inputs, exact in every dtype and in every accumulation order.
 #pragma once
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "actors/cluster_services.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <chrono>
 #include <condition_variable>

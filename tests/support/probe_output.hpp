@@ -2,7 +2,7 @@
 // tests read the output files while the programs run), and errors as "error <kind>: message".
 #pragma once
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <cstdio>
 #include <exception>

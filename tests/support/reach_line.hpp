@@ -2,7 +2,7 @@
 // "reach: here here own own" (devices by id; devices/detail/device_endpoint.hpp's kinds).
 #pragma once
 
-#include "devices/runtime.hpp"
+#include "actormesh/devices/runtime.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <string>

@@ -3,12 +3,12 @@
 // Used by test_gloo_collectives.cpp (results) and test_gloo_collective_failures.cpp (failures).
 #pragma once
 
-#include "devices/collectives/communicator.hpp"
+#include "actormesh/devices/collectives/communicator.hpp"
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
-#include "actors/float16.hpp"
-#include "devices/collectives/block_split.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/actors/float16.hpp"
+#include "actormesh/devices/collectives/block_split.hpp"
 #include "support/local_cluster_services.hpp"
 #include "support/watchdog.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <actormesh.hpp>
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/float16.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/float16.hpp"
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 #include "devices/cpu/cpu_runner.hpp"

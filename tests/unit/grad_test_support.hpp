@@ -4,7 +4,7 @@
 
 #include "support/arrays.hpp"
 
-#include "parallel/parallel.hpp"
+#include "actormesh/parallel/parallel.hpp"
 
 #include <catch2/catch.hpp>
 

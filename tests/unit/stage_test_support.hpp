@@ -4,7 +4,7 @@
 
 #include "grad_test_support.hpp"
 
-#include "parallel/detail/staged_pmap.hpp"
+#include "actormesh/parallel/detail/staged_pmap.hpp"
 
 #include <atomic>
 #include <chrono>

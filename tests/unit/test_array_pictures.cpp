@@ -3,13 +3,13 @@
 // arrays are 16x16 (the pictures depend only on the ratio of the dimensions, so they equal the seed's
 // 8192x8192 ones). Each picture ends with the empty line REFERENCE.md specifies; the pictures
 // test_visualize.cpp checks too live in support/seed_pictures.hpp.
-#include "devices/runtime.hpp"
-#include "sharding/array.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/single_device_sharding.hpp"
-#include "sharding/visualize.hpp"
+#include "actormesh/devices/runtime.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/visualize.hpp"
 
 #include "support/arrays.hpp"
 #include "support/seed_pictures.hpp"

@@ -1,14 +1,14 @@
 // device_put of host data to a set of shardings on 8 CPU devices, then resharding between every
 // ordered pair: the values, the sharding and every shard's block must survive. Also the deleted-array
 // errors and block_until_ready with a timeout.
-#include "devices/calls.hpp"
-#include "devices/runtime.hpp"
-#include "sharding/array.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/ops.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/random.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/devices/calls.hpp"
+#include "actormesh/devices/runtime.hpp"
+#include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/ops.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/random.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include "support/arrays.hpp"
 

@@ -3,7 +3,7 @@
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/cpu/cpu_buffer.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
 

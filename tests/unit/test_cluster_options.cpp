@@ -1,8 +1,8 @@
 // Cluster options: defaults < launcher (torchrun, Open MPI, Slurm, Kubernetes) < AM_* environment < --am-* flags < code,
 // the launchers' variables, Slurm host lists, JAX's port rule, and every check after resolution.
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
-#include "devices/options.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include <catch2/catch.hpp>
 

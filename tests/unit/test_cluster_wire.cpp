@@ -2,8 +2,8 @@
 // from the network is refused with am::value_error (never a crash or an unbounded allocation).
 #include "cluster/cluster_messages.hpp"
 #include "cluster/membership.hpp"
-#include "actors/wire_codec.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/wire_codec.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
 

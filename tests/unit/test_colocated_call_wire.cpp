@@ -4,7 +4,7 @@
 // random flips, unknown devices, absurd sizes) are refused with am::value_error, never a crash.
 #include <actormesh.hpp>
 
-#include "actors/wire_codec.hpp"
+#include "actormesh/actors/wire_codec.hpp"
 #include "colocated/detail/call_wire.hpp"
 #include "sharding/detail/sharding_codec.hpp"
 

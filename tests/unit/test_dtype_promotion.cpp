@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "actors/dtype_promotion.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
+#include "actormesh/actors/errors.hpp"
 
 using am::dtype;
 

@@ -3,7 +3,7 @@
 #include "observability/flight_recorder.hpp"
 #include "observability/hang_report.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
 

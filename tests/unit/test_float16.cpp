@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "actors/float16.hpp"
+#include "actormesh/actors/float16.hpp"
 
 using am::bfloat16;
 using am::float16;

@@ -6,7 +6,7 @@
 #include "support/arrays.hpp"
 #include "support/data_table.hpp"
 
-#include "parallel/parallel.hpp"
+#include "actormesh/parallel/parallel.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // Futures resolved from another thread: values, errors, timeouts, callbacks, broken promises.
-#include "actors/future.hpp"
+#include "actormesh/actors/future.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 // last promise dropped while others resolve. The state sleeps on a futex and guards its callback
 // list with a spin lock (actors/detail/ready_word.hpp), so these check what the mutex and condition
 // variable used to guarantee: one winner, every waiter wakes, every callback runs exactly once.
-#include "actors/future.hpp"
+#include "actormesh/actors/future.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 // resets its connection right after proving the key fails the creation, never the process.
 #include "cluster/guard/client_handshake.hpp"
 #include "cluster/guard/guard_protocol.hpp"
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/collectives/authenticated_transport.hpp"
 #include "devices/collectives/gloo_engine.hpp"
 #include "support/gloo_addresses.hpp"

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "sharding/host_array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 using am::dtype;
 using am::host_array;

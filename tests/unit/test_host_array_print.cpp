@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "sharding/host_array_print.hpp"
+#include "actormesh/sharding/host_array_print.hpp"
 
 using am::dtype;
 using am::host_array;

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sharding/host_array_print.hpp"
+#include "actormesh/sharding/host_array_print.hpp"
 
 using am::dtype;
 using am::host_array;

@@ -1,7 +1,7 @@
 // Host allocations that cannot succeed fail with am::out_of_memory_error and JAX's RESOURCE_EXHAUSTED
 // wording: a request larger than physical memory plus swap at once (with overcommit
 // it would "succeed" and kill the process when touched), a failing allocation by translation.
-#include "sharding/host_array.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // Index maths of NamedSharding for every spec of seed 001, on meshes (4, 2) and (8,), and every
 // error with JAX's exact wording.
-#include "sharding/index_map.hpp"
-#include "sharding/named_sharding.hpp"
-#include "sharding/sharding_errors.hpp"
-#include "sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/index_map.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/sharding_errors.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 #include <catch2/catch.hpp>
 

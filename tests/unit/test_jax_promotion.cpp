@@ -5,7 +5,7 @@
 #include "support/arrays.hpp"
 #include "support/data_table.hpp"
 
-#include "actors/dtype_promotion.hpp"
+#include "actormesh/actors/dtype_promotion.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The receiver side of ordered lanes: calls released in each caller's order whatever the arrival.
-#include "actors/lane.hpp"
+#include "actormesh/actors/lane.hpp"
 
 #include <catch2/catch.hpp>
 

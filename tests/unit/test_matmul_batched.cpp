@@ -6,7 +6,7 @@
 #include "support/arrays.hpp"
 #include "support/dot_cases.hpp"
 
-#include "parallel/parallel.hpp"
+#include "actormesh/parallel/parallel.hpp"
 
 #include <catch2/catch.hpp>
 

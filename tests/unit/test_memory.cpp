@@ -2,7 +2,7 @@
 // out-of-memory error through the runtime.
 #include "cpu_test_support.hpp"
 
-#include "devices/memory.hpp"
+#include "actormesh/devices/memory.hpp"
 
 #include <map>
 #include <thread>

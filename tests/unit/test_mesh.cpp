@@ -1,7 +1,7 @@
 // Mesh and device grids: shape, names, devices, and JAX's errors.
-#include "sharding/mesh.hpp"
+#include "actormesh/sharding/mesh.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
 

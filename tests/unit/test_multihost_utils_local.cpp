@@ -3,7 +3,7 @@
 #include "multihost/detail/crc32.hpp"
 
 #include <actormesh.hpp>
-#include "sharding/sharding_errors.hpp"
+#include "actormesh/sharding/sharding_errors.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,7 +6,7 @@
 
 #if AM_HAVE_CUDA
 
-#include "actors/program.hpp"
+#include "actormesh/actors/program.hpp"
 #include "devices/cuda/cuda_plan.hpp"
 #include "devices/cuda/fused_codegen.hpp"
 #include "devices/cuda/nvrtc_compiler.hpp"

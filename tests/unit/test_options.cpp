@@ -1,7 +1,7 @@
 // Option precedence: defaults < AM_* environment < --am-* flags < values set in code.
 #include "actors/detail/closest_name.hpp"
-#include "actors/errors.hpp"
-#include "devices/options.hpp"
+#include "actormesh/actors/errors.hpp"
+#include "actormesh/devices/options.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // PartitionSpec: canonical entries, JAX's repr, equality, the nested-tuple error and the command-line
 // parser.
-#include "sharding/partition_spec.hpp"
+#include "actormesh/sharding/partition_spec.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,7 +6,7 @@
 #include "grad_test_support.hpp"
 #include "stage_test_support.hpp"
 
-#include "parallel/detail/staged_pmap.hpp"
+#include "actormesh/parallel/detail/staged_pmap.hpp"
 
 #include <cstring>
 #include <limits>

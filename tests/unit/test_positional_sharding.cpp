@@ -1,8 +1,8 @@
 // PositionalSharding: numpy-like reshape / transpose / replicate of device sets, its repr, its rank
 // rule, and the equivalences with NamedSharding listed in REFERENCE.md.
-#include "sharding/named_sharding.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/sharding_errors.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/sharding_errors.hpp"
 
 #include <catch2/catch.hpp>
 

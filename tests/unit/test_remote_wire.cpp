@@ -1,7 +1,7 @@
 // The single-controller wire format (devices/remote/remote_wire.hpp): every request kind and reply
 // survives encoding, error kinds come back as the same exception, and malformed input (every
 // truncation, random bytes, oversized counts, bad programs) is refused with am::value_error.
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "devices/remote/remote_wire.hpp"
 
 #include <catch2/catch.hpp>

@@ -8,7 +8,7 @@
 #include "devices/collectives/mesh_transfer.hpp"
 #include "devices/collectives/shm_mesh.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "support/local_cluster_services.hpp"
 
 #include <catch2/catch.hpp>

@@ -4,7 +4,7 @@
 #include "observability/stats_wire.hpp"
 #include "tools/info_watch.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
 

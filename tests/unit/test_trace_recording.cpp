@@ -1,10 +1,10 @@
 // Traces recorded in code (am::start_trace, am::trace_scope, stop_trace): the file is Chrome's trace
 // event JSON, scopes nest per thread, nothing is recorded or written while off, an unwritable path
 // is refused with a message that names it, and a budget bounds the events kept (the rest counted).
-#include "observability/trace.hpp"
+#include "actormesh/observability/trace.hpp"
 #include "observability/trace_buffer.hpp"
 
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "support/trace_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -33,7 +33,7 @@ TEST_CASE("trace: scopes recorded in code make a valid, nested trace", "[unit][t
   CHECK(t.nesting_error.empty());
   CHECK(t.count("user", "outer") == 10);
   CHECK(t.count("user", "inner \"quoted\" \\ name") == 10);
-  CHECK(t.process_names.at(0) == "process 0");
+  CHECK(t.process_names.at(1) == "process 0"); // pid = process + 1: Perfetto keeps pid 0 for the kernel
   CHECK(t.other.at("dropped_events").get<std::int64_t>() == 0);
   std::filesystem::remove(path);
 }
@@ -92,6 +92,40 @@ TEST_CASE("trace: the event budget bounds memory and the file counts what was dr
   CHECK(kept >= 4096);
   CHECK(kept <= 8192); // the budget, rounded up to whole chunks of 4096
   CHECK(t.other.at("dropped_events").get<std::int64_t>() == static_cast<std::int64_t>(20000 - kept));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: in a ring (AM_TRACE_RING=1) the last events are kept and the oldest written over", "[unit][trace]") {
+  const auto path = trace_temp_path("ring.json");
+  ::setenv("AM_TRACE_MAX_EVENTS", "5000", 1);
+  ::setenv("AM_TRACE_RING", "1", 1);
+  am::start_trace(path);
+  ::unsetenv("AM_TRACE_MAX_EVENTS");
+  ::unsetenv("AM_TRACE_RING");
+  for (int i = 0; i < 100; ++i)
+    am::trace_scope s("first");
+  for (int i = 0; i < 30000; ++i)
+    am::trace_scope s("middle");
+  for (int i = 0; i < 100; ++i)
+    am::trace_scope s("last");
+  am::stop_trace();
+  auto t = read_trace_file(path);
+  CHECK(t.nesting_error.empty());
+  CHECK(t.count("user", "first") == 0);
+  CHECK(t.count("user", "last") == 100);
+  const auto kept = t.count("user", "middle") + 100;
+  CHECK(kept >= 4096 - 16);
+  CHECK(kept <= 8192);
+  CHECK(t.other.at("dropped_events").get<std::int64_t>() == 0);
+  CHECK(t.other.at("overwritten_events").get<std::int64_t>() == static_cast<std::int64_t>(30200 - kept));
+  // The next session starts empty and, without the variable, drops again.
+  am::start_trace(path);
+  { am::trace_scope s("alone"); }
+  am::stop_trace();
+  auto again = read_trace_file(path);
+  CHECK(again.count("user", "alone") == 1);
+  CHECK(again.count("user", "last") == 0);
+  CHECK(again.other.at("overwritten_events").get<std::int64_t>() == 0);
   std::filesystem::remove(path);
 }
 

@@ -1,7 +1,7 @@
 // `actormesh trace summary` (tools/trace_summary.hpp, tools/trace_png.hpp): exact busy time, idle
 // gaps and stalls of a hand-made trace, the spans by name, PyTorch's exports, .json.gz; the PNG read back with libpng; the command line; and
 // garbage input (every truncation, random corruptions) refused with am::value_error, never a crash.
-#include "actors/errors.hpp"
+#include "actormesh/actors/errors.hpp"
 #include "tools/commands.hpp"
 #include "tools/trace_png.hpp"
 #include "tools/trace_summary.hpp"

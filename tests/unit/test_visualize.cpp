@@ -2,11 +2,11 @@
 // settings JAX's visualize_sharding uses (no colour), and the seed-001 ones agree with the seed's
 // pictures. Each picture is followed by the empty line REFERENCE.md specifies. The seed's pictures that
 // test_array_pictures.cpp checks too live in support/seed_pictures.hpp.
-#include "sharding/named_sharding.hpp"
-#include "sharding/positional_sharding.hpp"
-#include "sharding/sharding_errors.hpp"
-#include "sharding/single_device_sharding.hpp"
-#include "sharding/visualize.hpp"
+#include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/positional_sharding.hpp"
+#include "actormesh/sharding/sharding_errors.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
+#include "actormesh/sharding/visualize.hpp"
 
 #include "support/seed_pictures.hpp"
 

@@ -1,16 +1,27 @@
 // `actormesh trace summary PATH [--top N] [--png OUT.png] [--width PIXELS]`: per-track busy time,
 // idle gaps and the longest stalls of a Chrome trace file, and its timeline as a PNG.
+// `actormesh trace merge OUT IN...`: several trace files as one.
 #include "tools/commands.hpp"
+#include "tools/launch_trace.hpp"
 #include "tools/trace_png.hpp"
 #include "tools/trace_summary.hpp"
+
+#include "actormesh/actors/errors.hpp"
 
 #include <fmt/ostream.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace am::tools {
 
 namespace {
+
+struct trace_merge_args {
+  std::string output;
+  std::vector<std::string> inputs;
+};
 
 struct trace_summary_args {
   std::string path;
@@ -48,6 +59,24 @@ void add_trace_command(CLI::App& app, std::ostream& out) {
       fmt::print(out, "timeline: {} ({}x{} pixels, lane i is track i above)\n", args->png, layout.width,
                  layout.height_for(s.tracks.size()));
     }
+  });
+  auto merge_args = std::make_shared<trace_merge_args>();
+  auto* merge = trace->add_subcommand(
+    "merge", "Merge trace files into one (each keeps its processes; a pid already taken gets the next free one)");
+  merge->add_option("output", merge_args->output, "The merged trace file to write")->required();
+  merge->add_option("inputs", merge_args->inputs, "The trace files to merge (Chrome trace event JSON)")
+    ->required()
+    ->expected(1, -1)
+    ->check(CLI::ExistingFile);
+  merge->callback([merge_args, &out] {
+    for (auto& input : merge_args->inputs)
+      if (input == merge_args->output)
+        throw am::value_error("trace merge: the output " + input + " is also an input (it would be written over)");
+    auto why = merge_trace_files(merge_args->inputs, merge_args->output, after_merge::keep_inputs, out);
+    if (!why.empty())
+      throw am::value_error("trace merge: " + why);
+    fmt::print(out, "trace merge: {} from {} file{}\n", merge_args->output, merge_args->inputs.size(),
+               merge_args->inputs.size() == 1 ? "" : "s");
   });
 }
 

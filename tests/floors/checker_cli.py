@@ -1,0 +1,17 @@
+"""The command line the tree checkers share: --source ROOT checks the repository, --self-check checks
+the checker on made-up trees."""
+import argparse
+import sys
+
+
+def run(description, check, self_check):
+    """Parses the arguments, runs `check(source)` or `self_check()`, and exits with its status."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--source", help="the repository's root")
+    parser.add_argument("--self-check", action="store_true", help="check the checker on made-up trees")
+    args = parser.parse_args()
+    if args.self_check:
+        sys.exit(self_check())
+    if not args.source:
+        parser.error("--source is required")
+    sys.exit(check(args.source))
