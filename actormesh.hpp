@@ -7,7 +7,8 @@
 /// is the layer the array level is built on: per-shard programs sent to one device's lane. It is
 /// public for building new operations and backends, and may change with the runtime's execution
 /// model (doc/architecture.md, "Per-shard programs"). Names in am::detail are internal at either level.
-#pragma once
+#ifndef ACTORMESH_HPP
+#define ACTORMESH_HPP
 
 // The runtime, devices and the lanes.
 #include "actormesh/actors/buffer.hpp"
@@ -67,3 +68,5 @@
 
 // Actor meshes: user actors over processes and devices, typed endpoints, supervision.
 #include "actormesh/actor_mesh/actor_mesh.hpp"
+
+#endif // ACTORMESH_HPP

@@ -1,5 +1,6 @@
 /// The errors of actor meshes and what an actor throws to declare itself broken.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_ACTOR_ERRORS_HPP
+#define ACTORMESH_ACTOR_MESH_ACTOR_ERRORS_HPP
 
 #include "actormesh/actors/errors.hpp"
 
@@ -42,3 +43,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_ACTOR_MESH_ACTOR_ERRORS_HPP

@@ -1,7 +1,8 @@
 /// Where the actors of a mesh live: named axes, and for each point of them the process that owns it
 /// and the devices it may use. A layout is plain data; spawning over it makes the actors
 /// (actor_class::spawn), and slicing it by axis names makes the layout of a slice.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_ACTOR_LAYOUT_HPP
+#define ACTORMESH_ACTOR_MESH_ACTOR_LAYOUT_HPP
 
 #include "actormesh/actors/device_info.hpp"
 
@@ -80,3 +81,5 @@ std::vector<std::int64_t> row_major_coords(std::int64_t rank, const std::vector<
 std::string point_string(const std::vector<std::string>& axis_names, const std::vector<std::int64_t>& coords);
 
 } // namespace am
+
+#endif // ACTORMESH_ACTOR_MESH_ACTOR_LAYOUT_HPP

@@ -13,7 +13,8 @@
 ///
 /// Each actor runs on a thread of its own (an endpoint may block), one message at a time, so the
 /// class needs no lock. doc/actor_meshes.md is the tour.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_ACTOR_MESH_HPP
+#define ACTORMESH_ACTOR_MESH_ACTOR_MESH_HPP
 
 #include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actormesh/actor_mesh/actor_layout.hpp"
@@ -297,3 +298,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_ACTOR_MESH_ACTOR_MESH_HPP

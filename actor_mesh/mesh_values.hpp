@@ -1,5 +1,6 @@
 /// The answers of a call to every actor of a mesh, shaped like the mesh.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_MESH_VALUES_HPP
+#define ACTORMESH_ACTOR_MESH_MESH_VALUES_HPP
 
 #include "actormesh/actors/errors.hpp"
 
@@ -51,3 +52,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_ACTOR_MESH_MESH_VALUES_HPP

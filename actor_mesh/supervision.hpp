@@ -1,6 +1,7 @@
 /// Supervision of an actor mesh: what happens when one of its actors fails, and the events its
 /// owner is told.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_SUPERVISION_HPP
+#define ACTORMESH_ACTOR_MESH_SUPERVISION_HPP
 
 #include <chrono>
 #include <cstdint>
@@ -43,3 +44,5 @@ struct supervision_event {
 std::string to_string(supervision_event::kind k);
 
 } // namespace am
+
+#endif // ACTORMESH_ACTOR_MESH_SUPERVISION_HPP

@@ -1,5 +1,6 @@
 /// What an actor knows of itself while it runs: its class, the mesh it was spawned in, its point.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_THIS_ACTOR_HPP
+#define ACTORMESH_ACTOR_MESH_THIS_ACTOR_HPP
 
 #include "actormesh/actor_mesh/actor_layout.hpp"
 
@@ -25,3 +26,5 @@ const actor_context& this_actor();
 bool in_actor() noexcept;
 
 } // namespace am
+
+#endif // ACTORMESH_ACTOR_MESH_THIS_ACTOR_HPP

@@ -1,7 +1,8 @@
 /// The memory of one shard on one device, seen from above the device floor. Device actors create
 /// and own the concrete kinds (host memory for CPU devices, HBM for CUDA devices); arrays hold
 /// reference-counted handles and shard futures resolve to them.
-#pragma once
+#ifndef ACTORMESH_ACTORS_BUFFER_HPP
+#define ACTORMESH_ACTORS_BUFFER_HPP
 
 #include "actormesh/actors/dtype.hpp"
 #include "actormesh/actors/future.hpp"
@@ -68,3 +69,5 @@ using shard_future = future<buffer_ref>;
 using buffer_writer = std::function<void(std::byte* destination, std::size_t size)>;
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_BUFFER_HPP

@@ -1,5 +1,6 @@
 /// The device descriptor: plain data naming one device of the cluster.
-#pragma once
+#ifndef ACTORMESH_ACTORS_DEVICE_INFO_HPP
+#define ACTORMESH_ACTORS_DEVICE_INFO_HPP
 
 #include <cstdint>
 #include <string>
@@ -35,3 +36,5 @@ struct device {
 std::string to_string(const device& d);
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_DEVICE_INFO_HPP

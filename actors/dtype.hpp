@@ -1,5 +1,6 @@
 /// Element types of arrays and buffers, as plain data that every floor can use.
-#pragma once
+#ifndef ACTORMESH_ACTORS_DTYPE_HPP
+#define ACTORMESH_ACTORS_DTYPE_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -63,3 +64,5 @@ constexpr bool is_integer(dtype t) noexcept {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_DTYPE_HPP

@@ -4,7 +4,8 @@
 /// Host data (am::host_array) follows numpy; the device arrays (am::array) follow jax.numpy by
 /// default (array_promotion_rule), with numpy's rule available as an option. Python scalars are "weak" as in numpy 2 (NEP 50) and JAX: they take
 /// the array's dtype unless their kind is higher (a float scalar with an integer array).
-#pragma once
+#ifndef ACTORMESH_ACTORS_DTYPE_PROMOTION_HPP
+#define ACTORMESH_ACTORS_DTYPE_PROMOTION_HPP
 
 #include <climits>
 #include <cstdint>
@@ -207,3 +208,5 @@ decltype(auto) visit_dtype(dtype t, F&& f) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_DTYPE_PROMOTION_HPP

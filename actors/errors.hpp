@@ -1,5 +1,6 @@
 /// The exceptions actormesh raises, named and worded after JAX's where JAX has one.
-#pragma once
+#ifndef ACTORMESH_ACTORS_ERRORS_HPP
+#define ACTORMESH_ACTORS_ERRORS_HPP
 
 #include <cstddef>
 #include <stdexcept>
@@ -78,3 +79,5 @@ inline out_of_memory_error resource_exhausted(std::size_t bytes, const std::stri
 }
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_ERRORS_HPP

@@ -5,7 +5,8 @@
 /// subnormals the way numpy (float16) and ml_dtypes (bfloat16) do. Arithmetic is done in float and
 /// rounded back; for + - * / that is exactly the correctly rounded 16-bit result, because float has more
 /// than twice the precision of either type plus two bits.
-#pragma once
+#ifndef ACTORMESH_ACTORS_FLOAT16_HPP
+#define ACTORMESH_ACTORS_FLOAT16_HPP
 
 #include <bit>
 #include <compare>
@@ -297,3 +298,5 @@ public:
   static constexpr am::bfloat16 signaling_NaN() noexcept { return am::bfloat16::from_bits(0x7fa0); }
   static constexpr am::bfloat16 denorm_min() noexcept { return am::bfloat16::from_bits(0x0001); }
 };
+
+#endif // ACTORMESH_ACTORS_FLOAT16_HPP

@@ -1,6 +1,7 @@
 /// Futures resolved from the actor side: a user thread waits on a shared slot that a device or host
 /// actor fills, so a blocking call costs no scoped_actor (doc/architecture.md, "Futures").
-#pragma once
+#ifndef ACTORMESH_ACTORS_FUTURE_HPP
+#define ACTORMESH_ACTORS_FUTURE_HPP
 
 #include "actormesh/actors/errors.hpp"
 #include "actormesh/actors/detail/ready_word.hpp"
@@ -338,3 +339,5 @@ void wait_all(const std::vector<future<T>>& fs) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_FUTURE_HPP

@@ -1,6 +1,7 @@
 /// Ordered lanes: every call from user code carries (caller, sequence number), and a receiver runs
 /// each caller's calls in the order they were issued, whatever order the transport delivers them in.
-#pragma once
+#ifndef ACTORMESH_ACTORS_LANE_HPP
+#define ACTORMESH_ACTORS_LANE_HPP
 
 #include <cstdint>
 #include <map>
@@ -88,3 +89,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_LANE_HPP

@@ -1,6 +1,7 @@
 /// What a device's allocator holds, like JAX's `Device.memory_stats()`: plain figures, shared by
 /// the devices that count them and the live counters that report them.
-#pragma once
+#ifndef ACTORMESH_ACTORS_MEMORY_STATS_HPP
+#define ACTORMESH_ACTORS_MEMORY_STATS_HPP
 
 #include <cstdint>
 
@@ -16,3 +17,5 @@ struct memory_stats {
 };
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_MEMORY_STATS_HPP

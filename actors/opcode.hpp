@@ -1,6 +1,7 @@
 /// The operations of per-shard programs. Kept apart from program.hpp (C++20) because the CUDA
 /// kernels, compiled as C++17, dispatch on it too.
-#pragma once
+#ifndef ACTORMESH_ACTORS_OPCODE_HPP
+#define ACTORMESH_ACTORS_OPCODE_HPP
 
 #include <cstdint>
 #include <string_view>
@@ -88,3 +89,5 @@ constexpr bool is_comparison(opcode op) noexcept {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_OPCODE_HPP

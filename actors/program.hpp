@@ -2,7 +2,8 @@
 /// over one shard's buffers. Every operation on arrays becomes one; eager use sends one-operation
 /// programs, jit sends traced ones. Programs are immutable once built and travel in lane messages
 /// by shared pointer.
-#pragma once
+#ifndef ACTORMESH_ACTORS_PROGRAM_HPP
+#define ACTORMESH_ACTORS_PROGRAM_HPP
 
 #include "actormesh/actors/buffer.hpp"
 #include "actormesh/actors/dtype.hpp"
@@ -134,3 +135,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_PROGRAM_HPP

@@ -1,7 +1,8 @@
 /// Shapes and the products of their sizes. Every product of extents in actormesh (element counts,
 /// byte sizes, mesh device counts, reshape targets) goes through `checked_mul`, so an overflowing or
 /// negative size is a clear am::value_error instead of a wrapped number.
-#pragma once
+#ifndef ACTORMESH_ACTORS_SHAPE_HPP
+#define ACTORMESH_ACTORS_SHAPE_HPP
 
 #include "actormesh/actors/dtype.hpp"
 #include "actormesh/actors/errors.hpp"
@@ -64,3 +65,5 @@ shape_t parse_extents(std::string_view text, char separator, std::string_view wh
 } // namespace detail
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_SHAPE_HPP

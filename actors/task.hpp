@@ -13,7 +13,8 @@
 /// thread. After a suspension it resumes where it was driven: on its actor's thread (behind the
 /// messages queued there; never two pieces of one actor's code at once) or on the sync_wait
 /// thread, never on the thread that resolved the awaited future.
-#pragma once
+#ifndef ACTORMESH_ACTORS_TASK_HPP
+#define ACTORMESH_ACTORS_TASK_HPP
 
 #include "actormesh/actors/detail/resume_home.hpp"
 #include "actormesh/actors/errors.hpp"
@@ -221,3 +222,5 @@ T sync_wait(task<T> t, std::chrono::duration<Rep, Period> timeout) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_ACTORS_TASK_HPP

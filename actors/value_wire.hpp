@@ -8,7 +8,8 @@
 ///
 /// Another type can take part with a specialization of am::detail::wire_value<T>. Reading checks
 /// every length against the bytes left (am::value_error, never a crash or an unbounded allocation).
-#pragma once
+#ifndef ACTORMESH_ACTORS_VALUE_WIRE_HPP
+#define ACTORMESH_ACTORS_VALUE_WIRE_HPP
 
 #include "actormesh/actors/wire_codec.hpp"
 
@@ -225,3 +226,5 @@ T read_value(wire_reader& r) {
 }
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTORS_VALUE_WIRE_HPP

@@ -2,7 +2,8 @@
 /// CAF message and are decoded with every length and count checked, so a malformed or oversized
 /// message from the network is refused with am::value_error instead of crashing or allocating
 /// without bound.
-#pragma once
+#ifndef ACTORMESH_ACTORS_WIRE_CODEC_HPP
+#define ACTORMESH_ACTORS_WIRE_CODEC_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -60,3 +61,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTORS_WIRE_CODEC_HPP

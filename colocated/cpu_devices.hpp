@@ -1,6 +1,7 @@
 /// colocated_cpu_devices (jax.experimental.colocated_python.colocated_cpu_devices): the CPU device
 /// on the same host as each given device, where colocated functions and objects run.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_CPU_DEVICES_HPP
+#define ACTORMESH_COLOCATED_CPU_DEVICES_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/sharding/mesh.hpp"
@@ -24,3 +25,5 @@ std::vector<device> colocated_cpu_devices(const std::vector<device>& devices);
 mesh colocated_cpu_devices(const mesh& m);
 
 } // namespace am
+
+#endif // ACTORMESH_COLOCATED_CPU_DEVICES_HPP

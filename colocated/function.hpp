@@ -7,7 +7,8 @@
 ///                                       // return at once and run in this thread's order
 ///     auto g = add_one.specialize({.out_specs_fn = [](const am::spec_tree& in) { return in[0]; }});
 ///     am::array z = g(x);               // asynchronous from the first call
-#pragma once
+#ifndef ACTORMESH_COLOCATED_FUNCTION_HPP
+#define ACTORMESH_COLOCATED_FUNCTION_HPP
 
 #include "actormesh/actors/future.hpp"
 #include "actormesh/colocated/detail/flat_tree.hpp"
@@ -116,3 +117,5 @@ auto colocated_python(const std::string& name, F f) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_COLOCATED_FUNCTION_HPP

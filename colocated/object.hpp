@@ -6,7 +6,8 @@
 ///     const auto adder_class = am::colocated_python_class<adder>("adder").def("add", &adder::add);
 ///     auto a = adder_class(1);                               // records 1; constructs nothing
 ///     am::array y = a.method<am::array(am::array)>("add")(x); // constructs adder(1) on x's host
-#pragma once
+#ifndef ACTORMESH_COLOCATED_OBJECT_HPP
+#define ACTORMESH_COLOCATED_OBJECT_HPP
 
 #include "actormesh/colocated/detail/constructor_wire.hpp"
 #include "actormesh/colocated/detail/object_handle.hpp"
@@ -120,3 +121,5 @@ colocated_class<T> colocated_python_class(std::string name) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_COLOCATED_OBJECT_HPP

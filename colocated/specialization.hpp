@@ -1,7 +1,8 @@
 /// What a colocated function may be told in advance (JAX's `specialize`): the input specs it
 /// accepts, a function computing its output specs on the caller's side (so that every call is
 /// asynchronous), and the devices it runs on (so that a function without inputs can run).
-#pragma once
+#ifndef ACTORMESH_COLOCATED_SPECIALIZATION_HPP
+#define ACTORMESH_COLOCATED_SPECIALIZATION_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/colocated/specs.hpp"
@@ -37,3 +38,5 @@ specialization merge(const specialization& base, const specialization& more);
 } // namespace detail
 
 } // namespace am
+
+#endif // ACTORMESH_COLOCATED_SPECIALIZATION_HPP

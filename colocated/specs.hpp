@@ -1,7 +1,8 @@
 /// What a colocated call's inputs and outputs look like without their data (JAX's
 /// jax.ShapeDtypeStruct and a pytree of them): the input specs a function can be specialized on,
 /// and what an out_specs_fn computes from them.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_SPECS_HPP
+#define ACTORMESH_COLOCATED_SPECS_HPP
 
 #include "actormesh/actors/dtype.hpp"
 #include "actormesh/actors/shape.hpp"
@@ -94,3 +95,5 @@ spec_tree spec_tree::of(const T& tree) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_COLOCATED_SPECS_HPP

@@ -1,7 +1,8 @@
 /// Calls into the lanes: the one path through which array operations, colocated calls and
 /// collectives reach the actors. Each call returns at once with futures; the actor resolves them.
 /// The program level of the API (actormesh.hpp says what that means): below the array level.
-#pragma once
+#ifndef ACTORMESH_DEVICES_CALLS_HPP
+#define ACTORMESH_DEVICES_CALLS_HPP
 
 #include "actormesh/actors/buffer.hpp"
 #include "actormesh/actors/device_info.hpp"
@@ -64,3 +65,5 @@ auto host_call(F&& f) -> future<std::invoke_result_t<std::decay_t<F>>> {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_CALLS_HPP

@@ -225,6 +225,7 @@ std::optional<launcher_cluster> detect_open_mpi(const environment_lookup& env) {
   launcher_cluster cluster{"Open MPI",
                            {{"process_id", *rank, "OMPI_COMM_WORLD_RANK"},
                             {"num_processes", *size, "OMPI_COMM_WORLD_SIZE"}},
+                           {},
                            {}};
   if (auto orte = first_set(env, {"OMPI_MCA_orte_hnp_uri"})) {
     add_coordinator(cluster, env, orte->name, [&] { return uri_host(*orte, "tcp://"); }, "OMPI_MCA_orte_hnp_uri",
@@ -251,6 +252,7 @@ std::optional<launcher_cluster> detect_slurm(const environment_lookup& env) {
     return std::nullopt;
   launcher_cluster cluster{"Slurm",
                            {{"process_id", *rank, "SLURM_PROCID"}, {"num_processes", *size, "SLURM_NTASKS"}},
+                           {},
                            {}};
   add_coordinator(cluster, env, nodes->name, [&] { return expand_slurm_host_list(nodes->value, nodes->name).front(); },
                   "SLURM_JOB_ID", [&]() -> std::optional<std::uint64_t> {
@@ -274,7 +276,7 @@ std::optional<launcher_cluster> detect_torchrun(const environment_lookup& env) {
   auto master_port = get(env, "MASTER_PORT");
   if (!rank || !size || !host || !master_port)
     return std::nullopt;
-  launcher_cluster cluster{"torchrun", {{"process_id", *rank, "RANK"}, {"num_processes", *size, "WORLD_SIZE"}}, {}};
+  launcher_cluster cluster{"torchrun", {{"process_id", *rank, "RANK"}, {"num_processes", *size, "WORLD_SIZE"}}, {}, {}};
   auto port = port_override(env);
   if (!port) {
     auto torch_port = parse_port(*master_port);
@@ -296,7 +298,7 @@ std::optional<launcher_cluster> detect_kubernetes(const environment_lookup& env)
   auto index = get(env, "JOB_COMPLETION_INDEX");
   if (!index)
     return std::nullopt;
-  launcher_cluster cluster{"a Kubernetes Indexed Job", {{"process_id", *index, "JOB_COMPLETION_INDEX"}}, {}};
+  launcher_cluster cluster{"a Kubernetes Indexed Job", {{"process_id", *index, "JOB_COMPLETION_INDEX"}}, {}, {}};
   cluster.coordinator_problem = "set AM_COORDINATOR to pod 0 through the Job's headless service, "
                                 "<job>-0.<service>:<port> (doc/multihost.md)";
   cluster.num_processes_problem = "the Job does not say how many pods it has: set AM_NUM_PROCESSES to its "

@@ -1,5 +1,6 @@
 /// Finding the devices of this process: the virtual CPU devices and, when usable, CUDA GPUs.
-#pragma once
+#ifndef ACTORMESH_DEVICES_DISCOVERY_HPP
+#define ACTORMESH_DEVICES_DISCOVERY_HPP
 
 #include <string>
 
@@ -16,3 +17,5 @@ struct gpu_report {
 gpu_report discover_gpus(bool wanted);
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_DISCOVERY_HPP

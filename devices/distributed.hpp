@@ -1,7 +1,8 @@
 /// The distributed runtime's client services, as JAX's DistributedRuntimeClient offers them: named
 /// barriers and a key-value store (through the mesh supervisor on the coordinator). Every process
 /// of the cluster may call them from any thread; in local mode they work inside the one process.
-#pragma once
+#ifndef ACTORMESH_DEVICES_DISTRIBUTED_HPP
+#define ACTORMESH_DEVICES_DISTRIBUTED_HPP
 
 #include <chrono>
 #include <optional>
@@ -26,3 +27,5 @@ void key_value_set(const std::string& key, const std::string& value);
 std::string blocking_key_value_get(const std::string& key, std::chrono::milliseconds timeout);
 
 } // namespace am::distributed
+
+#endif // ACTORMESH_DEVICES_DISTRIBUTED_HPP

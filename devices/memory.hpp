@@ -1,5 +1,6 @@
 /// Memory statistics of a device, like JAX's `Device.memory_stats()`.
-#pragma once
+#ifndef ACTORMESH_DEVICES_MEMORY_HPP
+#define ACTORMESH_DEVICES_MEMORY_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/actors/memory_stats.hpp"
@@ -12,3 +13,5 @@ namespace am {
 memory_stats get_memory_stats(const device& d);
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_MEMORY_HPP

@@ -177,6 +177,18 @@ option_source duration_option(const char* field, const char* env, const char* fl
   return typed_option(field, env, flag, in_code, out, parse_duration, check_positive);
 }
 
+/// A metrics endpoint's port: 0 (a free one) to 65535.
+void check_metrics_port(int value, const std::string& source) {
+  if (value < 0 || value > 65535)
+    throw value_error(source + "=" + std::to_string(value) + " is not a port from 0 (a free one) to 65535");
+}
+
+int parse_metrics_port(const std::string& text, const std::string& source) {
+  const int port = parse_count(text, source, 0);
+  check_metrics_port(port, source);
+  return port;
+}
+
 /// A string taken as it is; empty means "not set" (the default, or no coordinator).
 option_source text_option(const char* field, const char* env, const char* flag,
                           std::optional<std::string> options::*in_code, std::string resolved_options::*out) {
@@ -199,6 +211,10 @@ const std::vector<option_source>& option_sources() {
     typed_option("cpu_memory_limit", "AM_CPU_MEMORY_LIMIT", "--am-cpu-memory-limit", &options::cpu_memory_limit,
                  &resolved_options::cpu_memory_limit, parse_bytes, no_check),
     text_option("trace", "AM_TRACE", "--am-trace", &options::trace, &resolved_options::trace),
+    typed_option("metrics_port", "AM_METRICS_PORT", "--am-metrics-port", &options::metrics_port,
+                 &resolved_options::metrics_port, parse_metrics_port, check_metrics_port),
+    text_option("metrics_host", "AM_METRICS_HOST", "--am-metrics-host", &options::metrics_host,
+                &resolved_options::metrics_host),
     // ---- cluster ----
     text_option("coordinator_address", "AM_COORDINATOR", "--am-coordinator", &options::coordinator_address,
                 &resolved_options::coordinator_address),
@@ -430,6 +446,18 @@ void take_cluster_token(draft& d) {
   v.cluster_token = detail::read_cluster_token_file(v.cluster_token_file, d.origins.at("cluster_token_file").name.c_str());
 }
 
+/// The endpoint of every process of the cluster gets a port: base + the last process's index <= 65535.
+void check_metrics(draft& d) {
+  auto& v = d.values;
+  if (v.metrics_port <= 0)
+    return;
+  if (v.metrics_port + v.num_processes - 1 > 65535)
+    throw value_error(describe(d, "metrics_port", std::to_string(v.metrics_port)) + " leaves no port for process "
+                      + std::to_string(v.num_processes - 1) + " (each process listens on the port + its index, at most 65535)");
+  if (v.metrics_host.empty())
+    v.metrics_host = "127.0.0.1";
+}
+
 void check_heartbeat(const draft& d) {
   auto& v = d.values;
   if (v.heartbeat_timeout <= v.heartbeat_interval)
@@ -475,6 +503,7 @@ resolved_options resolve_options(const options& in_code, const std::vector<std::
   check_tls(d);
   take_cluster_token(d);
   check_heartbeat(d);
+  check_metrics(d);
   d.values.cluster_source = cluster_source(d);
   return std::move(d.values);
 }

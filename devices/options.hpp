@@ -2,7 +2,8 @@
 /// job launcher's variables (Slurm, Open MPI; cluster settings only, devices/cluster_environment.hpp),
 /// AM_* environment variables, command-line flags (--am-*), values set in code. doc/runtime.md has
 /// the table of every option.
-#pragma once
+#ifndef ACTORMESH_DEVICES_OPTIONS_HPP
+#define ACTORMESH_DEVICES_OPTIONS_HPP
 
 #include <chrono>
 #include <cstdint>
@@ -44,6 +45,13 @@ struct options {
   /// Record a trace into this file, written when the runtime stops (AM_TRACE, --am-trace;
   /// observability/trace.hpp). In a cluster of N > 1 processes each writes FILE.rank<i>. Default: none.
   std::optional<std::string> trace;
+  /// Serve this process's live counters to Prometheus over HTTP at http://HOST:PORT/metrics, PORT
+  /// being this value + the process's index (AM_METRICS_PORT, --am-metrics-port; 0: a free port,
+  /// logged at info level). Default: none. doc/observability.md, "Prometheus".
+  std::optional<int> metrics_port;
+  /// The interface the metrics endpoint listens on (AM_METRICS_HOST, --am-metrics-host). Default
+  /// 127.0.0.1: loopback, as the counters name devices and callers; 0.0.0.0 for a scraper elsewhere.
+  std::optional<std::string> metrics_host;
 
   // ---- cluster (doc/runtime.md "Cluster options", doc/multihost.md) ----
   /// The coordinator as "host:port" or "[ipv6]:port", port 1..65535 (AM_COORDINATOR,
@@ -108,6 +116,8 @@ struct resolved_options {
   std::string log_level = "warning";
   std::uint64_t cpu_memory_limit = 0;
   std::string trace; ///< empty: no trace
+  int metrics_port = -1;                 ///< -1: no metrics endpoint
+  std::string metrics_host = "127.0.0.1";
 
   std::string coordinator_address;  ///< empty: local mode
   int num_processes = 1;
@@ -171,3 +181,5 @@ std::string to_string(scheduler_policy p);
 std::string to_string(process_role r);
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_OPTIONS_HPP

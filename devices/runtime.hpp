@@ -1,6 +1,7 @@
 /// Starting and stopping actormesh in a process, and asking it about devices (JAX's jax.devices()
 /// family). One runtime is current per process at a time.
-#pragma once
+#ifndef ACTORMESH_DEVICES_RUNTIME_HPP
+#define ACTORMESH_DEVICES_RUNTIME_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/devices/discovery.hpp"
@@ -94,3 +95,5 @@ platform default_platform();
 device device_by_id(int id);
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_RUNTIME_HPP

@@ -5,6 +5,7 @@
 #include "actormesh/observability/runtime_stats.hpp"
 
 #include "devices/runtime_context.hpp"
+#include "devices/stats_snapshot.hpp"
 #include "observability/stats_counters.hpp"
 
 #include <algorithm>
@@ -42,64 +43,81 @@ double rate(std::uint64_t now, std::uint64_t before, double seconds) {
 
 } // namespace
 
-runtime_stats_snapshot runtime_stats() {
-  auto rt = detail::current_context();
-  runtime_stats_snapshot s;
-  s.process_index = rt->process_index();
-  auto devices = detail::stats::read_devices();
-  auto lanes = detail::stats::read_lanes();
-  auto& tc = detail::stats::transfers();
+namespace detail {
+
+runtime_counters read_runtime_counters(const runtime_context& rt) {
+  runtime_counters out;
+  auto& s = out.snapshot;
+  s.process_index = rt.process_index();
+  auto& tc = stats::transfers();
   s.transfers.bytes_in_flight = std::max<std::int64_t>(0, tc.bytes_in_flight.load(std::memory_order_relaxed));
   s.transfers.bytes_sent = tc.bytes_sent.load(std::memory_order_relaxed);
   s.transfers.bytes_received = tc.bytes_received.load(std::memory_order_relaxed);
   s.transfers.transfers = tc.transfers.load(std::memory_order_relaxed);
-  auto now = steady_ns();
-  auto& prev = previous();
-  std::lock_guard<std::mutex> guard(prev.mutex);
-  double interval = prev.at_ns > 0 ? static_cast<double>(now - prev.at_ns) * 1e-9 : 0.0;
-  s.interval_seconds = interval;
+  const auto now = steady_ns();
   std::int64_t earliest = now;
-  std::map<int, std::pair<std::int64_t, std::uint64_t>> device_counts;
-  for (auto& d : devices) {
+  for (auto& d : stats::read_devices()) {
     device_activity a;
     a.device_id = d.id;
     a.device = d.name;
     a.calls_queued = d.queued;
     a.calls_done = d.executed;
     a.queue_depth = depth(d.queued, d.executed);
-    auto it = prev.devices.find(d.id);
-    // A device that restarted since (another runtime) has no earlier count to compare with.
-    if (it != prev.devices.end() && it->second.first == d.started_ns)
-      a.calls_per_second = rate(d.executed, it->second.second, interval);
     try {
-      a.memory = rt->device_memory_stats(d.id);
+      a.memory = rt.device_memory_stats(d.id);
       a.has_memory = true;
     } catch (const std::exception&) {
       a.has_memory = false; // CUDA devices have no statistics in this build
     }
     earliest = std::min(earliest, d.started_ns);
-    device_counts[d.id] = {d.started_ns, d.executed};
+    out.device_started_ns.push_back(d.started_ns);
     s.devices.push_back(std::move(a));
   }
-  std::map<std::uint64_t, std::uint64_t> lane_counts;
-  for (auto& l : lanes) {
+  for (auto& l : stats::read_lanes()) {
     lane_activity a;
     a.caller = l.caller;
     a.tasks_queued = l.queued;
     a.tasks_done = l.done;
     a.queue_depth = depth(l.queued, l.done);
     a.running = l.running;
-    auto it = prev.lanes.find(l.caller);
-    if (it != prev.lanes.end())
-      a.tasks_per_second = rate(l.done, it->second, interval);
-    lane_counts[l.caller] = l.done;
     s.lanes.push_back(a);
   }
   s.uptime_seconds = static_cast<double>(now - earliest) * 1e-9;
+  return out;
+}
+
+} // namespace detail
+
+runtime_stats_snapshot runtime_stats() {
+  auto rt = detail::current_context();
+  auto counters = detail::read_runtime_counters(*rt);
+  auto& s = counters.snapshot;
+  const auto now = steady_ns();
+  auto& prev = previous();
+  std::lock_guard<std::mutex> guard(prev.mutex);
+  const double interval = prev.at_ns > 0 ? static_cast<double>(now - prev.at_ns) * 1e-9 : 0.0;
+  s.interval_seconds = interval;
+  std::map<int, std::pair<std::int64_t, std::uint64_t>> device_counts;
+  for (std::size_t i = 0; i < s.devices.size(); ++i) {
+    auto& a = s.devices[i];
+    const auto started = counters.device_started_ns[i];
+    auto it = prev.devices.find(a.device_id);
+    // A device that restarted since (another runtime) has no earlier count to compare with.
+    if (it != prev.devices.end() && it->second.first == started)
+      a.calls_per_second = rate(a.calls_done, it->second.second, interval);
+    device_counts[a.device_id] = {started, a.calls_done};
+  }
+  std::map<std::uint64_t, std::uint64_t> lane_counts;
+  for (auto& a : s.lanes) {
+    auto it = prev.lanes.find(a.caller);
+    if (it != prev.lanes.end())
+      a.tasks_per_second = rate(a.tasks_done, it->second, interval);
+    lane_counts[a.caller] = a.tasks_done;
+  }
   prev.at_ns = now;
   prev.devices = std::move(device_counts);
   prev.lanes = std::move(lane_counts);
-  return s;
+  return std::move(s);
 }
 
 } // namespace am

@@ -5,7 +5,8 @@
 /// numpy.load reads each) and `index.json` (the tree's structure, each leaf's dtype and shape,
 /// and its blocks). The index is written last (to a temporary name, then renamed), so a checkpoint
 /// whose save did not finish never looks complete. doc/multihost_utilities.md has the format.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_CHECKPOINT_HPP
+#define ACTORMESH_MULTIHOST_CHECKPOINT_HPP
 
 #include "actormesh/multihost/detail/data_tree.hpp"
 #include "actormesh/multihost/tree.hpp"
@@ -54,3 +55,5 @@ auto restore_checkpoint(const std::string& directory, const Shardings& shardings
 bool checkpoint_exists(const std::string& directory);
 
 } // namespace am::multihost
+
+#endif // ACTORMESH_MULTIHOST_CHECKPOINT_HPP

@@ -1,7 +1,8 @@
 /// JAX's live_devices: running a block of code on the devices whose processes are alive, with an
 /// all-or-nothing outcome across the processes when one fails meanwhile. A function taking the
 /// block (JAX's is a context manager; a C++ destructor cannot throw the failure safely).
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_LIVE_DEVICES_HPP
+#define ACTORMESH_MULTIHOST_LIVE_DEVICES_HPP
 
 #include "actormesh/actors/device_info.hpp"
 
@@ -26,3 +27,5 @@ namespace am::multihost {
 void live_devices(const std::vector<device>& devices, const std::function<void(const std::vector<device>&)>& body);
 
 } // namespace am::multihost
+
+#endif // ACTORMESH_MULTIHOST_LIVE_DEVICES_HPP

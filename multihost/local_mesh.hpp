@@ -1,6 +1,7 @@
 /// The part of a mesh that one process owns (JAX's `mesh.local_mesh`), which the host-local <->
 /// global conversions are defined on.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_LOCAL_MESH_HPP
+#define ACTORMESH_MULTIHOST_LOCAL_MESH_HPP
 
 #include "actormesh/sharding/mesh.hpp"
 
@@ -14,3 +15,5 @@ namespace am {
 mesh local_mesh(const mesh& m, int process);
 
 } // namespace am
+
+#endif // ACTORMESH_MULTIHOST_LOCAL_MESH_HPP

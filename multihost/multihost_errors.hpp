@@ -1,5 +1,6 @@
 /// The errors the multihost utilities add to actors/errors.hpp.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_MULTIHOST_ERRORS_HPP
+#define ACTORMESH_MULTIHOST_MULTIHOST_ERRORS_HPP
 
 #include "actormesh/actors/errors.hpp"
 
@@ -13,3 +14,5 @@ public:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_MULTIHOST_MULTIHOST_ERRORS_HPP

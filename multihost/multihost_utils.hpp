@@ -7,7 +7,8 @@
 /// Common errors: am::value_error on every process when the processes pass trees of different
 /// structure, shapes or dtypes; am::timeout_error naming the processes that did not arrive within
 /// the collective timeout (AM_COLLECTIVE_TIMEOUT); am::process_failure_error when a process died.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_MULTIHOST_UTILS_HPP
+#define ACTORMESH_MULTIHOST_MULTIHOST_UTILS_HPP
 
 #include "actormesh/multihost/detail/collect.hpp"
 #include "actormesh/multihost/detail/data_tree.hpp"
@@ -109,3 +110,5 @@ auto global_array_to_host_local_array(const Tree& global_inputs, const mesh& glo
 }
 
 } // namespace am::multihost
+
+#endif // ACTORMESH_MULTIHOST_MULTIHOST_UTILS_HPP

@@ -1,6 +1,7 @@
 /// JAX's reached_preemption_sync_point: when any process gets a preemption notice (SIGTERM), the
 /// processes agree on one step at which all of them save a checkpoint.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_PREEMPTION_HPP
+#define ACTORMESH_MULTIHOST_PREEMPTION_HPP
 
 #include <cstdint>
 
@@ -22,3 +23,5 @@ void enable_preemption_notice();
 bool reached_preemption_sync_point(std::int64_t step);
 
 } // namespace am::multihost
+
+#endif // ACTORMESH_MULTIHOST_PREEMPTION_HPP

@@ -7,7 +7,8 @@
 ///     am::tree_structure(t).to_string();           // PyTreeDef((*, {'lr': *}))
 ///     auto doubled = am::tree_map([](const auto& v) { return v; }, t);
 ///     auto [leaves, def] = am::tree_flatten(t);    // leaves: host arrays and global arrays
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_TREE_HPP
+#define ACTORMESH_MULTIHOST_TREE_HPP
 
 #include "actormesh/actors/dtype_promotion.hpp"
 #include "actormesh/actors/errors.hpp"
@@ -278,3 +279,5 @@ T tree_unflatten(const tree_def& def, std::span<const tree_leaf> leaves) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_MULTIHOST_TREE_HPP

@@ -1,6 +1,7 @@
 /// The structure of a tree without its leaves (JAX's PyTreeDef): which containers hold what, the
 /// lengths of lists and the keys of dicts. Plain data: compared, printed, and used to rebuild a tree.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_TREE_DEF_HPP
+#define ACTORMESH_MULTIHOST_TREE_DEF_HPP
 
 #include <cstddef>
 #include <functional>
@@ -56,3 +57,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_MULTIHOST_TREE_DEF_HPP

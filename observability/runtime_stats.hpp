@@ -2,7 +2,8 @@
 /// transfers between processes and each device's memory, as one value you can copy, print or
 /// compare. Counting costs one relaxed atomic add per call; only taking a snapshot locks.
 /// `actormesh info --watch` prints the same figures for every process of a running cluster.
-#pragma once
+#ifndef ACTORMESH_OBSERVABILITY_RUNTIME_STATS_HPP
+#define ACTORMESH_OBSERVABILITY_RUNTIME_STATS_HPP
 
 #include "actormesh/actors/memory_stats.hpp"
 
@@ -61,3 +62,5 @@ struct runtime_stats_snapshot {
 runtime_stats_snapshot runtime_stats();
 
 } // namespace am
+
+#endif // ACTORMESH_OBSERVABILITY_RUNTIME_STATS_HPP

@@ -7,7 +7,8 @@
 /// Every process records device programs (name, shard shapes), lane messages (send, admit, stall,
 /// resume), shard transfers, collectives and barriers, colocated calls, host tasks and the user's
 /// trace_scope spans, one track per device, per thread and per communicator. doc/observability.md.
-#pragma once
+#ifndef ACTORMESH_OBSERVABILITY_TRACE_HPP
+#define ACTORMESH_OBSERVABILITY_TRACE_HPP
 
 #include <cstdint>
 #include <string>
@@ -47,3 +48,5 @@ void start_trace(const std::string& path);
 std::string stop_trace();
 
 } // namespace am
+
+#endif // ACTORMESH_OBSERVABILITY_TRACE_HPP

@@ -1,6 +1,7 @@
 /// One entry of in_axes / out_axes for vmap and pmap: a dim number (negative counts from the end)
 /// or `am::none` (not mapped: broadcast as an input, the same everywhere as an output).
-#pragma once
+#ifndef ACTORMESH_PARALLEL_AXIS_SPEC_HPP
+#define ACTORMESH_PARALLEL_AXIS_SPEC_HPP
 
 #include "actormesh/sharding/partition_spec.hpp"
 
@@ -32,3 +33,5 @@ struct axis_spec {
 using axis_specs = std::vector<axis_spec>;
 
 } // namespace am
+
+#endif // ACTORMESH_PARALLEL_AXIS_SPEC_HPP

@@ -1,7 +1,8 @@
 /// Collectives over a named axis, for functions run by pmap (or vmap with an axis name), as
 /// jax.lax's: every device of the axis calls the same collective in the same order. Outside a
 /// pmap/vmap that binds the name they throw am::value_error("unbound axis name: i").
-#pragma once
+#ifndef ACTORMESH_PARALLEL_COLLECTIVES_HPP
+#define ACTORMESH_PARALLEL_COLLECTIVES_HPP
 
 #include "actormesh/sharding/array.hpp"
 
@@ -42,3 +43,5 @@ array axis_index(const std::string& axis_name);
 std::int64_t axis_size(const std::string& axis_name);
 
 } // namespace am
+
+#endif // ACTORMESH_PARALLEL_COLLECTIVES_HPP

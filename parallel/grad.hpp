@@ -7,7 +7,8 @@
 ///     auto loss = [](const am::array& w, const am::array& x) { return am::mean(am::square(x * w)); };
 ///     auto [value, dw] = am::value_and_grad(loss)(w, x);          // d/dw
 ///     auto [value2, both] = am::value_and_grad(loss, {0, 1})(w, x); // both[0] = d/dw, both[1] = d/dx
-#pragma once
+#ifndef ACTORMESH_PARALLEL_GRAD_HPP
+#define ACTORMESH_PARALLEL_GRAD_HPP
 
 #include "actormesh/parallel/detail/autodiff.hpp"
 #include "actormesh/sharding/jit.hpp"
@@ -87,3 +88,5 @@ differentiated<F, true, true> value_and_grad(F f, std::vector<int> argnums) {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_PARALLEL_GRAD_HPP

@@ -7,7 +7,8 @@
 ///
 ///     auto step = am::pmap(parallel_update_step, "devices", {am::none, am::none, 0, 0}, {am::none});
 ///     auto sharded_x = am::device_put(x_data, devices);   // [2, 4] over 2 devices
-#pragma once
+#ifndef ACTORMESH_PARALLEL_PMAP_HPP
+#define ACTORMESH_PARALLEL_PMAP_HPP
 
 #include "actormesh/parallel/axis_spec.hpp"
 #include "actormesh/parallel/detail/pmap_impl.hpp"
@@ -87,3 +88,5 @@ pmapped<F> pmap(F f, std::string axis_name = "", axis_specs in_axes = {0}, axis_
 array device_put(const host_array& data, const std::vector<device>& devices);
 
 } // namespace am
+
+#endif // ACTORMESH_PARALLEL_PMAP_HPP

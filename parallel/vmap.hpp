@@ -6,7 +6,8 @@
 ///     auto process_item = [](const am::array& item) { return am::tanh(item) * 2.0; };
 ///     auto batch = am::vmap(process_item)(items);            // items: [3, 4] -> [3, 4]
 ///     auto rows = am::vmap(f, {0, am::none}, {1})(xs, w);    // map xs along 0, broadcast w
-#pragma once
+#ifndef ACTORMESH_PARALLEL_VMAP_HPP
+#define ACTORMESH_PARALLEL_VMAP_HPP
 
 #include "actormesh/parallel/axis_spec.hpp"
 #include "actormesh/parallel/detail/vmap_impl.hpp"
@@ -64,3 +65,5 @@ vmapped<F> vmap(F f, axis_specs in_axes = {0}, axis_specs out_axes = {0}, std::s
 }
 
 } // namespace am
+
+#endif // ACTORMESH_PARALLEL_VMAP_HPP

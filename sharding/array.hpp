@@ -1,7 +1,8 @@
 /// The global array (JAX's jax.Array): a shape, a dtype, a sharding, and one shard per device whose
 /// data is a future resolved by that device's actor. Operations return at once; data crosses to the
 /// caller only through `to_host`.
-#pragma once
+#ifndef ACTORMESH_SHARDING_ARRAY_HPP
+#define ACTORMESH_SHARDING_ARRAY_HPP
 
 #include "actormesh/actors/buffer.hpp"
 #include "actormesh/actors/device_info.hpp"
@@ -123,3 +124,5 @@ array device_put(const array& x, const device& d);
 std::string visualize_array_sharding(const array& x, const visualize_options& options = {});
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_ARRAY_HPP

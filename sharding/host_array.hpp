@@ -1,6 +1,7 @@
 /// The host n-d array: how data goes into the runtime and comes back out (device_put, to_host), with
 /// numpy's semantics for creation, indexing, reshaping, broadcasting and casting.
-#pragma once
+#ifndef ACTORMESH_SHARDING_HOST_ARRAY_HPP
+#define ACTORMESH_SHARDING_HOST_ARRAY_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -256,3 +257,5 @@ std::vector<T> host_array::to_vector() const {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_HOST_ARRAY_HPP

@@ -1,6 +1,7 @@
 /// Printing host arrays exactly as numpy prints them (`str(x)` / `print(x)` and `repr(x)`), so output
 /// can be compared with numpy's and JAX's character for character.
-#pragma once
+#ifndef ACTORMESH_SHARDING_HOST_ARRAY_PRINT_HPP
+#define ACTORMESH_SHARDING_HOST_ARRAY_PRINT_HPP
 
 #include <cstdint>
 #include <iosfwd>
@@ -37,3 +38,5 @@ std::string repr(const host_array& a, const print_options& options = {});
 std::ostream& operator<<(std::ostream& os, const host_array& a);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_HOST_ARRAY_PRINT_HPP

@@ -4,7 +4,8 @@
 /// blocks, and each device (in the sharding's assignment order) holds one tile, given by its tile
 /// coordinates; devices holding the same tile are replicas. Everything here is plain computation on
 /// shapes and names, with JAX's error wording (REFERENCE.md).
-#pragma once
+#ifndef ACTORMESH_SHARDING_INDEX_MAP_HPP
+#define ACTORMESH_SHARDING_INDEX_MAP_HPP
 
 #include "actormesh/sharding/mesh.hpp"
 #include "actormesh/sharding/partition_spec.hpp"
@@ -78,3 +79,5 @@ std::vector<shard_index> tile_indices(const tile_layout& layout, const std::vect
 std::vector<int> replica_ids(const std::vector<shard_index>& indices);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_INDEX_MAP_HPP

@@ -2,7 +2,8 @@
 /// staged plan of per-shard programs, cache it, and run each later call as one message per shard
 /// and stage. The function takes `const am::array&` arguments and returns an am::array, a
 /// std::vector<am::array> or a std::tuple of arrays.
-#pragma once
+#ifndef ACTORMESH_SHARDING_JIT_HPP
+#define ACTORMESH_SHARDING_JIT_HPP
 
 #include "actormesh/sharding/array.hpp"
 #include "actormesh/sharding/detail/trace.hpp"
@@ -90,3 +91,5 @@ jitted<F> jit(F f, std::string name = "jit") {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_JIT_HPP

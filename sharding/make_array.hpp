@@ -1,7 +1,8 @@
 /// Building a global array from its pieces, as JAX's jax.make_array_from_callback and
 /// jax.make_array_from_single_device_arrays: the way a multi-controller program creates an array
 /// whose shards live in several processes, each process providing its own devices' blocks.
-#pragma once
+#ifndef ACTORMESH_SHARDING_MAKE_ARRAY_HPP
+#define ACTORMESH_SHARDING_MAKE_ARRAY_HPP
 
 #include "actormesh/sharding/array.hpp"
 #include "actormesh/sharding/host_array.hpp"
@@ -30,3 +31,5 @@ array make_array_from_single_device_arrays(const shape_t& shape, const sharding_
                                            const std::vector<array>& arrays);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_MAKE_ARRAY_HPP

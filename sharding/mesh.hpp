@@ -1,6 +1,7 @@
 /// Mesh: an N-d grid of devices with one name per grid axis (`jax.sharding.Mesh`), and the device
 /// grids it is built from (`mesh_utils.create_device_mesh`).
-#pragma once
+#ifndef ACTORMESH_SHARDING_MESH_HPP
+#define ACTORMESH_SHARDING_MESH_HPP
 
 #include "actormesh/actors/device_info.hpp"
 
@@ -121,3 +122,5 @@ std::vector<device> virtual_cpu_devices(int n);
 std::vector<std::int64_t> parse_mesh_shape(std::string_view text);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_MESH_HPP

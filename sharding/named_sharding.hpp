@@ -1,5 +1,6 @@
 /// NamedSharding: a mesh plus a PartitionSpec (`jax.sharding.NamedSharding`).
-#pragma once
+#ifndef ACTORMESH_SHARDING_NAMED_SHARDING_HPP
+#define ACTORMESH_SHARDING_NAMED_SHARDING_HPP
 
 #include "actormesh/sharding/mesh.hpp"
 #include "actormesh/sharding/partition_spec.hpp"
@@ -51,3 +52,5 @@ private:
 std::shared_ptr<const named_sharding> make_named_sharding(const am::mesh& m, const partition_spec& spec);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_NAMED_SHARDING_HPP

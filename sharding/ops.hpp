@@ -3,7 +3,8 @@
 /// type promotion (actors/dtype_promotion.hpp); operands with different shardings are resharded to
 /// the result's sharding: the sharding of the first operand that has the result's shape and is not
 /// fully replicated, else of the first operand that has the result's shape, else a replicated one.
-#pragma once
+#ifndef ACTORMESH_SHARDING_OPS_HPP
+#define ACTORMESH_SHARDING_OPS_HPP
 
 #include "actormesh/sharding/array.hpp"
 
@@ -130,3 +131,5 @@ array operator>(const array& x, scalar y);
 array operator>=(const array& x, scalar y);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_OPS_HPP

@@ -3,7 +3,8 @@
 /// Mirrors `jax.sharding.PartitionSpec` (alias `P`): one entry per array dimension, each entry None
 /// (not split), one mesh axis name, or a tuple of names (major first). Entries are kept in canonical
 /// form, so equal specs compare equal however they were written, and they print exactly as JAX does.
-#pragma once
+#ifndef ACTORMESH_SHARDING_PARTITION_SPEC_HPP
+#define ACTORMESH_SHARDING_PARTITION_SPEC_HPP
 
 #include <cstddef>
 #include <initializer_list>
@@ -152,3 +153,5 @@ std::vector<raw_spec_entry> parse_raw_partition_spec(std::string_view text);
 partition_spec parse_partition_spec(std::string_view text);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_PARTITION_SPEC_HPP

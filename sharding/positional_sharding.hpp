@@ -5,7 +5,8 @@
 /// are sets of devices: reshape it to the array's rank and shape, transpose it, and `replicate` along
 /// an axis to take the union of the sets there. An array of shape S with a sharding of shape T is cut
 /// into T[d] blocks along dimension d; the devices of a set all hold the same block.
-#pragma once
+#ifndef ACTORMESH_SHARDING_POSITIONAL_SHARDING_HPP
+#define ACTORMESH_SHARDING_POSITIONAL_SHARDING_HPP
 
 #include "actormesh/sharding/mesh.hpp"
 #include "actormesh/sharding/sharding.hpp"
@@ -83,3 +84,5 @@ private:
 std::shared_ptr<const positional_sharding> share(positional_sharding s);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_POSITIONAL_SHARDING_HPP

@@ -1,7 +1,8 @@
 /// Random numbers as jax.random draws them (threefry2x32, JAX's default partitionable layout): the
 /// same key gives JAX's values bit for bit, and the value at each global index depends only on the
 /// key and the index, so any sharding of the same call gives the same array.
-#pragma once
+#ifndef ACTORMESH_SHARDING_RANDOM_HPP
+#define ACTORMESH_SHARDING_RANDOM_HPP
 
 #include "actormesh/sharding/array.hpp"
 
@@ -49,3 +50,5 @@ array uniform(prng_key key, shape_t shape, const sharding_ptr& s, am::dtype type
               double minval = 0.0, double maxval = 1.0);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_RANDOM_HPP

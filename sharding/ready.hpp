@@ -1,6 +1,7 @@
 /// Awaiting an array's data in a coroutine: `co_await am::ready(y)` is block_until_ready without
 /// holding the thread (actors/task.hpp).
-#pragma once
+#ifndef ACTORMESH_SHARDING_READY_HPP
+#define ACTORMESH_SHARDING_READY_HPP
 
 #include "actormesh/actors/task.hpp"
 #include "actormesh/sharding/array.hpp"
@@ -12,3 +13,5 @@ namespace am {
 task<array> ready(array x);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_READY_HPP

@@ -1,6 +1,7 @@
 /// Reductions over all elements or some axes. Each device reduces its own block, then the partial
 /// results of the blocks along the reduced axes are combined device to device.
-#pragma once
+#ifndef ACTORMESH_SHARDING_REDUCTIONS_HPP
+#define ACTORMESH_SHARDING_REDUCTIONS_HPP
 
 #include "actormesh/sharding/array.hpp"
 
@@ -27,3 +28,5 @@ array min(const array& x);
 array min(const array& x, std::vector<std::int64_t> axes);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_REDUCTIONS_HPP

@@ -1,5 +1,6 @@
 /// Reshape, transpose and matrix product of sharded arrays.
-#pragma once
+#ifndef ACTORMESH_SHARDING_SHAPE_OPS_HPP
+#define ACTORMESH_SHARDING_SHAPE_OPS_HPP
 
 #include "actormesh/sharding/array.hpp"
 
@@ -30,3 +31,5 @@ array matmul(const array& x, const array& y);
 array dot(const array& x, const array& y);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_SHAPE_OPS_HPP

@@ -4,7 +4,8 @@
 /// Each kind (named, positional, single device) says which devices it spans, in which order, and how
 /// it cuts an array of a given rank into tiles (`layout`); the index maths common to all kinds
 /// (shard shape, device -> index map, replica ids, equivalence) is built here on that.
-#pragma once
+#ifndef ACTORMESH_SHARDING_SHARDING_HPP
+#define ACTORMESH_SHARDING_SHARDING_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/sharding/index_map.hpp"
@@ -87,3 +88,5 @@ public:
 using sharding_ptr = std::shared_ptr<const sharding>;
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_SHARDING_HPP

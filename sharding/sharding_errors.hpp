@@ -1,6 +1,7 @@
 /// The sharding errors JAX names as their own classes; both are ValueErrors in JAX, so both derive
 /// from am::value_error and a caller may catch either the specific class or the general one.
-#pragma once
+#ifndef ACTORMESH_SHARDING_SHARDING_ERRORS_HPP
+#define ACTORMESH_SHARDING_SHARDING_ERRORS_HPP
 
 #include "actormesh/actors/errors.hpp"
 
@@ -20,3 +21,5 @@ public:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_SHARDING_ERRORS_HPP

@@ -1,5 +1,6 @@
 /// SingleDeviceSharding: the whole array on one device (`jax.sharding.SingleDeviceSharding`).
-#pragma once
+#ifndef ACTORMESH_SHARDING_SINGLE_DEVICE_SHARDING_HPP
+#define ACTORMESH_SHARDING_SINGLE_DEVICE_SHARDING_HPP
 
 #include "actormesh/sharding/sharding.hpp"
 
@@ -44,3 +45,5 @@ private:
 std::shared_ptr<const single_device_sharding> make_single_device_sharding(const am::device& d);
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_SINGLE_DEVICE_SHARDING_HPP

@@ -4,7 +4,8 @@
 /// is sized from the block's share of the array, labelled with the platform and the sorted ids of the
 /// devices holding it, and the table fits 80 columns. Where JAX's cells overflow 80 columns rich
 /// drops the labels; we shrink the columns the same way but keep the labels (centred).
-#pragma once
+#ifndef ACTORMESH_SHARDING_VISUALIZE_HPP
+#define ACTORMESH_SHARDING_VISUALIZE_HPP
 
 #include "actormesh/sharding/sharding.hpp"
 
@@ -48,3 +49,5 @@ std::string visualize_array_sharding(const std::vector<std::int64_t>& shape, con
                                      const visualize_options& options = {});
 
 } // namespace am
+
+#endif // ACTORMESH_SHARDING_VISUALIZE_HPP

@@ -30,6 +30,7 @@ struct info_args {
   int cpu_devices = 0;
   bool no_gpus = false;
   bool watch = false;
+  bool json = false;
   std::string coordinator;
   int count = 0;
   double interval = 1.0;
@@ -103,6 +104,7 @@ void add_info_command(CLI::App& app, std::ostream& out) {
                   "With --watch: HOST:PORT of the cluster's process 0 (default: AM_COORDINATOR)");
   cmd->add_option("--count", args->count, "With --watch: refreshes before it ends (default 0: until the cluster ends)")
     ->check(CLI::Range(0, 1000000));
+  cmd->add_flag("--json", args->json, "With --watch: one JSON object per refresh, one line each (for scripts)");
   cmd->add_option("--interval", args->interval, "With --watch: seconds between refreshes (default 1)")
     ->check(CLI::Range(0.05, 3600.0));
   cmd->callback([args, &out] {
@@ -118,9 +120,12 @@ void add_info_command(CLI::App& app, std::ostream& out) {
                           "program under `actormesh launch --coordinator-port PORT` to know its port)");
       w.count = args->count;
       w.interval_seconds = args->interval;
+      w.json = args->json;
       watch_cluster(w, out, is_terminal(out));
       return;
     }
+    if (args->json)
+      throw value_error("info: --json goes with --watch (the live counters); plain `actormesh info` prints text");
     print_build(out);
     print_runtime(out, *args);
   });

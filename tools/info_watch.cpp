@@ -4,6 +4,7 @@
 #include "actormesh/actors/errors.hpp"
 #include "devices/cluster_environment.hpp"
 #include "observability/stats_wire.hpp"
+#include "tools/terminal.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -11,6 +12,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <ostream>
@@ -61,6 +63,16 @@ caf::actor connect(caf::actor_system& system, const endpoint& e, const std::stri
 
 std::string per_second(double rate) { return rate > 0 ? fmt::format("{:.1f}", rate) : "-"; }
 
+/// Why a request to the supervisor failed, in words rather than CAF's rendering of the error
+/// ("system_error(request_timeout)").
+std::string failure_words(caf::actor_system& system, const caf::error& err, std::chrono::milliseconds timeout) {
+  if (err == caf::sec::request_timeout)
+    return "no answer within " + std::to_string(timeout.count()) + " ms";
+  if (err == caf::sec::request_receiver_down || err == caf::exit_reason::remote_link_unreachable)
+    return "the connection to process 0 was lost";
+  return system.render(err);
+}
+
 } // namespace
 
 std::string format_bytes(double bytes) {
@@ -101,6 +113,65 @@ std::string render_cluster_stats(const std::string& coordinator, const std::vect
   return out;
 }
 
+std::string render_cluster_stats_json(const std::string& coordinator, const std::vector<process_stats>& all,
+                                      int refresh) {
+  using json = nlohmann::json;
+  json processes = json::array();
+  for (auto& p : all) {
+    json one = {{"process", p.process}, {"ok", p.ok}};
+    if (!p.ok) {
+      one["error"] = p.error;
+      processes.push_back(std::move(one));
+      continue;
+    }
+    auto& s = p.snapshot;
+    one["uptime_seconds"] = s.uptime_seconds;
+    one["interval_seconds"] = s.interval_seconds;
+    json devices = json::array();
+    for (auto& d : s.devices) {
+      json device = {{"device_id", d.device_id},     {"device", d.device},
+                     {"calls_queued", d.calls_queued}, {"calls_done", d.calls_done},
+                     {"queue_depth", d.queue_depth},   {"calls_per_second", d.calls_per_second},
+                     {"has_memory", d.has_memory}};
+      if (d.has_memory)
+        device["memory"] = {{"bytes_in_use", d.memory.bytes_in_use},
+                            {"peak_bytes_in_use", d.memory.peak_bytes_in_use},
+                            {"bytes_limit", d.memory.bytes_limit},
+                            {"bytes_reserved", d.memory.bytes_reserved},
+                            {"num_allocs", d.memory.num_allocs}};
+      devices.push_back(std::move(device));
+    }
+    one["devices"] = std::move(devices);
+    json lanes = json::array();
+    for (auto& l : s.lanes)
+      lanes.push_back({{"caller", l.caller},
+                       {"tasks_queued", l.tasks_queued},
+                       {"tasks_done", l.tasks_done},
+                       {"queue_depth", l.queue_depth},
+                       {"tasks_per_second", l.tasks_per_second},
+                       {"running", l.running}});
+    one["lanes"] = std::move(lanes);
+    one["transfers"] = {{"bytes_in_flight", s.transfers.bytes_in_flight},
+                        {"bytes_sent", s.transfers.bytes_sent},
+                        {"bytes_received", s.transfers.bytes_received},
+                        {"transfers", s.transfers.transfers}};
+    processes.push_back(std::move(one));
+  }
+  json frame = {{"coordinator", coordinator}, {"refresh", refresh}, {"processes", std::move(processes)}};
+  return frame.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string clip_frame(const std::string& frame, int rows) {
+  const auto lines = static_cast<int>(std::count(frame.begin(), frame.end(), '\n'));
+  if (rows < 2 || lines <= rows)
+    return frame;
+  std::size_t end = 0;
+  for (int kept = 0; kept < rows - 1; ++kept)
+    end = frame.find('\n', end) + 1;
+  return frame.substr(0, end)
+         + fmt::format("... {} more lines (a taller terminal shows them; --json gives everything)\n", lines - (rows - 1));
+}
+
 void watch_cluster(const watch_options& options, std::ostream& out, bool terminal) {
   auto e = parse_coordinator(options.coordinator);
   if (options.count < 0)
@@ -126,12 +197,18 @@ void watch_cluster(const watch_options& options, std::ostream& out, bool termina
     self->request(supervisor, options.answer_timeout, detail::stats::stats_request_atom::value,
                   static_cast<std::int64_t>(gather.count()))
       .receive([&](const std::string& bytes) { answer = bytes; },
-               [&](const caf::error& err) { failure = system.render(err); });
+               [&](const caf::error& err) { failure = failure_words(system, err, options.answer_timeout); });
     if (!failure.empty())
       throw runtime_error("info --watch: the cluster at " + options.coordinator + " stopped answering (" + failure
                           + ")");
-    auto frame = render_cluster_stats(options.coordinator, detail::stats::decode_cluster_stats(answer), refresh,
-                                      options.count);
+    const auto all = detail::stats::decode_cluster_stats(answer);
+    if (options.json) {
+      out << render_cluster_stats_json(options.coordinator, all, refresh) << std::flush;
+      continue;
+    }
+    auto frame = render_cluster_stats(options.coordinator, all, refresh, options.count);
+    if (terminal)
+      frame = clip_frame(frame, options.rows > 0 ? options.rows : terminal_rows(out));
     if (terminal && drawn_lines > 0)
       out << fmt::format("\x1b[{}F\x1b[J", drawn_lines); // back to the previous frame's first line, clear below
     else if (refresh > 1)

@@ -20,6 +20,8 @@ packages=(
   libpng-dev               # `actormesh trace summary --png` (without it, --png refuses)
   nlohmann-json3-dev       # JSON of checkpoint indexes and trace files (header-only)
   zlib1g-dev               # CRC-32 (sync_global_devices), reading .json.gz traces
+  prometheus-cpp-dev       # the text format of the metrics endpoint (--am-metrics-port)
+  libmicrohttpd-dev        # the metrics endpoint's HTTP server
   python3                  # the test unit/doc_snippets (tests/doc_snippets/check_docs.py)
 )
 

@@ -8,21 +8,10 @@
 #include <cstring>
 #include <iostream>
 #include <string>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 namespace am::tools {
 
 namespace {
-
-/// The file descriptor behind std::cout, std::cerr or std::clog; -1 for any other stream.
-int descriptor_of(const std::ostream& out) {
-  if (&out == &std::cout)
-    return STDOUT_FILENO;
-  if (&out == &std::cerr || &out == &std::clog)
-    return STDERR_FILENO;
-  return -1;
-}
 
 /// The narrowest and widest bar drawn; below the narrowest the line has no bar.
 constexpr int narrowest_bar = 10;
@@ -32,23 +21,6 @@ constexpr int widest_bar = 40;
 constexpr const char* clear_to_end_of_line = "\x1b[K";
 
 } // namespace
-
-bool is_terminal(const std::ostream& out) {
-  const int fd = descriptor_of(out);
-  return fd >= 0 && ::isatty(fd) == 1;
-}
-
-int terminal_columns(const std::ostream& out) {
-  winsize size{};
-  if (is_terminal(out) && ::ioctl(descriptor_of(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-    return size.ws_col;
-  if (const char* columns = std::getenv("COLUMNS")) {
-    const int value = std::atoi(columns);
-    if (value > 0 && value < 10000)
-      return value;
-  }
-  return 80;
-}
 
 bool progress_shown_here(const std::function<const char*(const char*)>& getenv) {
   if (const char* choice = getenv("AM_PROGRESS")) {

@@ -7,6 +7,8 @@
 /// (Debian 12 packages no C++ progress-bar library, so this one is ours.)
 #pragma once
 
+#include "tools/terminal.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -14,14 +16,6 @@
 #include <string>
 
 namespace am::tools {
-
-/// True when `out` is std::cout and standard output is a terminal, or std::cerr (std::clog) and
-/// standard error is one.
-bool is_terminal(const std::ostream& out);
-
-/// The width in columns of the terminal behind `out` (as is_terminal finds it), else COLUMNS when
-/// set, else 80.
-int terminal_columns(const std::ostream& out);
 
 /// Whether this process shows progress: AM_PROGRESS "all" or "off" decide; otherwise only process 0
 /// of a cluster does (AM_PROCESS_ID unset or 0), so that N launched processes print one display, not

@@ -4,7 +4,8 @@
 /// which runs at static initialization in every process, workers too). Arguments of the types
 /// actors/value_wire.hpp encodes travel; a mesh spawned with others works where it was spawned
 /// and is refused, with a clear error, for points in a worker. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_CONSTRUCTOR_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_CONSTRUCTOR_HPP
 
 #include "actormesh/actor_mesh/actor_layout.hpp"
 #include "actormesh/actor_mesh/detail/mesh_core.hpp"
@@ -74,3 +75,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_CONSTRUCTOR_HPP

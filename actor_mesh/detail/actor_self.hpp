@@ -2,7 +2,8 @@
 /// its inbox after a suspension, and the registry of coroutine calls
 /// that a stop waits for and that a restart, a failure or the actor's exit abandons. The user actor
 /// (user_actor.cpp) provides it. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_SELF_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_SELF_HPP
 
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
 
@@ -32,3 +33,5 @@ public:
 std::shared_ptr<const actor_self> running_actor() noexcept;
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_SELF_HPP

@@ -1,6 +1,7 @@
 /// One message to a user actor, type-erased: the typed call sites (actor_mesh.hpp) make them, the
 /// actor runs them with its instance. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_TASK_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_TASK_HPP
 
 #include <exception>
 #include <memory>
@@ -41,3 +42,5 @@ bool is_actor_fault(const std::exception_ptr& e);
 std::string describe_exception(const std::exception_ptr& e);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_ACTOR_TASK_HPP

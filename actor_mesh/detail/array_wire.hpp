@@ -2,7 +2,8 @@
 /// its data (the host array to_host gives, so the sender must be able to read all of it), put
 /// back on a device where it arrives: an actor's argument on the actor's first device (its
 /// point's devices), an answer on the receiving process's first local device. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_ARRAY_WIRE_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_ARRAY_WIRE_HPP
 
 #include "actormesh/actor_mesh/this_actor.hpp"
 #include "actormesh/actors/value_wire.hpp"
@@ -28,3 +29,5 @@ struct wire_value<array> {
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_ARRAY_WIRE_HPP

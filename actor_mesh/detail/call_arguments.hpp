@@ -1,6 +1,7 @@
 /// A call's arguments as its task holds them: the tuple itself (a call to one actor: one
 /// allocation) or a pointer to one tuple shared by every actor of a call. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_CALL_ARGUMENTS_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_CALL_ARGUMENTS_HPP
 
 #include <memory>
 #include <type_traits>
@@ -22,3 +23,5 @@ const auto& arguments_of(const Holder& holder) {
 }
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_CALL_ARGUMENTS_HPP

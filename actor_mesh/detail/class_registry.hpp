@@ -1,7 +1,8 @@
 /// The actor classes of this binary and their endpoints. A class name is registered once per
 /// process (as colocated classes are); every process of the binary registers the same names, so a
 /// name can travel. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_CLASS_REGISTRY_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_CLASS_REGISTRY_HPP
 
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
 
@@ -61,3 +62,5 @@ const std::string& endpoint_name(const std::string& class_name, const std::vecto
                                  std::type_index type, const std::string& member);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_CLASS_REGISTRY_HPP

@@ -3,7 +3,8 @@
 /// step after a suspension is queued at the actor as a task behind the messages already there.
 /// The actor runs other messages meanwhile (as CAF's request(...).then does) but never two pieces
 /// of its code at once. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_COROUTINE_CALL_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_COROUTINE_CALL_HPP
 
 #include "actormesh/actor_mesh/detail/actor_self.hpp"
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
@@ -156,3 +157,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_COROUTINE_CALL_HPP

@@ -1,7 +1,8 @@
 /// The typed tasks behind call_one, call, choose and broadcast: each runs one endpoint with the
 /// call's arguments and hands the result to a sink (one promise, one slot of a gather, or nobody).
 /// Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_ENDPOINT_TASK_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_ENDPOINT_TASK_HPP
 
 #include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actormesh/actor_mesh/detail/actor_task.hpp"
@@ -184,3 +185,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_ENDPOINT_TASK_HPP

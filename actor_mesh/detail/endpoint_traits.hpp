@@ -1,6 +1,7 @@
 /// What a member function pointer tells about an endpoint: its class, result and parameters, and the
 /// bytes that identify it among a class's endpoints. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_ENDPOINT_TRAITS_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_ENDPOINT_TRAITS_HPP
 
 #include "actormesh/actors/task.hpp"
 
@@ -54,3 +55,5 @@ std::string member_bytes(M pm) {
 }
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_ENDPOINT_TRAITS_HPP

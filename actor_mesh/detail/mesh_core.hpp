@@ -1,6 +1,7 @@
 /// A spawned actor mesh as the typed handles (actor_mesh.hpp) use it, without CAF: its actors by
 /// rank, posting tasks to them, choosing the least loaded, stopping, supervision events. Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_MESH_CORE_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_MESH_CORE_HPP
 
 #include "actormesh/actor_mesh/actor_layout.hpp"
 #include "actormesh/actor_mesh/detail/class_registry.hpp"
@@ -85,3 +86,5 @@ const actor_layout& spawned_layout(const mesh_core& core);
 const std::string& class_name_of(const mesh_core& core);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_MESH_CORE_HPP

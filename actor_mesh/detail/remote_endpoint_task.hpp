@@ -2,7 +2,8 @@
 /// thread, run the endpoint as a local call would (a coroutine endpoint included), encode the
 /// answer. A malformed argument encoding fails that call with am::value_error and nothing else.
 /// Internal.
-#pragma once
+#ifndef ACTORMESH_ACTOR_MESH_DETAIL_REMOTE_ENDPOINT_TASK_HPP
+#define ACTORMESH_ACTOR_MESH_DETAIL_REMOTE_ENDPOINT_TASK_HPP
 
 #include "actormesh/actor_mesh/detail/class_registry.hpp"
 #include "actormesh/actor_mesh/detail/endpoint_task.hpp"
@@ -98,3 +99,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTOR_MESH_DETAIL_REMOTE_ENDPOINT_TASK_HPP

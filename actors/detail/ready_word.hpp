@@ -2,7 +2,8 @@
 /// by any number of threads, with a timeout. On Linux it sleeps on a futex, so a state needs no
 /// mutex and condition variable (their construction, destruction and lock round trips showed in the
 /// lane benchmark's profile); elsewhere it falls back to a mutex and a condition variable.
-#pragma once
+#ifndef ACTORMESH_ACTORS_DETAIL_READY_WORD_HPP
+#define ACTORMESH_ACTORS_DETAIL_READY_WORD_HPP
 
 #include <atomic>
 #include <chrono>
@@ -117,3 +118,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTORS_DETAIL_READY_WORD_HPP

@@ -3,7 +3,8 @@
 /// resumes a coroutine on the thread that resolved it (a device actor's or CAF's), which must not
 /// run a user's code; it hands the coroutine to the home that was current when it suspended.
 /// Internal.
-#pragma once
+#ifndef ACTORMESH_ACTORS_DETAIL_RESUME_HOME_HPP
+#define ACTORMESH_ACTORS_DETAIL_RESUME_HOME_HPP
 
 #include <coroutine>
 #include <memory>
@@ -40,3 +41,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_ACTORS_DETAIL_RESUME_HOME_HPP

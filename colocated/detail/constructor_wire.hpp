@@ -5,7 +5,8 @@
 /// runs at static initialization in every process of the binary, workers too). Arguments of
 /// the types actors/value_wire.hpp encodes travel; an object recorded with any other
 /// argument type works in this process and is refused, with a clear error, in a worker. Internal.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_CONSTRUCTOR_WIRE_HPP
+#define ACTORMESH_COLOCATED_DETAIL_CONSTRUCTOR_WIRE_HPP
 
 #include "actormesh/actors/value_wire.hpp"
 
@@ -94,3 +95,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_CONSTRUCTOR_WIRE_HPP

@@ -1,7 +1,8 @@
 /// A colocated call's values as they travel: a tree structure and its array leaves. The typed
 /// wrappers flatten their arguments into one and rebuild their results from one; everything in
 /// between (checks, the host side, a future wire format) sees only this.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_FLAT_TREE_HPP
+#define ACTORMESH_COLOCATED_DETAIL_FLAT_TREE_HPP
 
 #include "actormesh/actors/errors.hpp"
 #include "actormesh/multihost/tree.hpp"
@@ -61,3 +62,5 @@ T unflatten_arrays(const flat_tree& flat) {
 }
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_FLAT_TREE_HPP

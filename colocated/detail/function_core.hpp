@@ -5,7 +5,8 @@
 /// the devices and (asynchronously) the promised output specs: a call for another process's devices
 /// (single-controller mode, not built yet) would send the same to that process's host at the point
 /// where this one calls host_call / submit_host_task, and that host would call run_on_host.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_FUNCTION_CORE_HPP
+#define ACTORMESH_COLOCATED_DETAIL_FUNCTION_CORE_HPP
 
 #include "actormesh/actors/future.hpp"
 #include "actormesh/colocated/detail/flat_tree.hpp"
@@ -69,3 +70,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_FUNCTION_CORE_HPP

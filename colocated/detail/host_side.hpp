@@ -1,7 +1,8 @@
 /// The host side of a colocated call: given what to run (by name) and its inputs, run it. This is
 /// the one place a call becomes code; a call for another process's devices would reach the same
 /// function there, with the name and the inputs decoded from its message.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_HOST_SIDE_HPP
+#define ACTORMESH_COLOCATED_DETAIL_HOST_SIDE_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/colocated/detail/flat_tree.hpp"
@@ -24,3 +25,5 @@ struct call_target {
 flat_tree run_on_host(const call_target& target, const flat_tree& inputs, const std::vector<device>& devices);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_HOST_SIDE_HPP

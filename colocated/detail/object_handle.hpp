@@ -1,6 +1,7 @@
 /// What the copies of one colocated object wrapper share on the caller's side: the object's record
 /// and one function core per method name (so each method's learned output specs are kept).
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_OBJECT_HANDLE_HPP
+#define ACTORMESH_COLOCATED_DETAIL_OBJECT_HANDLE_HPP
 
 #include "actormesh/colocated/detail/function_core.hpp"
 #include "actormesh/colocated/detail/object_record.hpp"
@@ -29,3 +30,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_OBJECT_HANDLE_HPP

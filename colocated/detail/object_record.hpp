@@ -1,7 +1,8 @@
 /// A colocated object as the host side knows it: a process-unique id, its class's registered
 /// name, and how to construct it (the constructor arguments the wrapper recorded). Wrappers and the
 /// calls in flight hold it; when the last of them lets go, its instances are destroyed.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_OBJECT_RECORD_HPP
+#define ACTORMESH_COLOCATED_DETAIL_OBJECT_RECORD_HPP
 
 #include <cstdint>
 #include <functional>
@@ -54,3 +55,5 @@ private:
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_OBJECT_RECORD_HPP

@@ -1,7 +1,8 @@
 /// The process-wide registry of colocated functions and classes, by name. Code never travels:
 /// every process of one binary registers the same names (at static initialization, or before it
 /// serves calls), and a call names what it runs. The host side looks the name up here.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_REGISTRY_HPP
+#define ACTORMESH_COLOCATED_DETAIL_REGISTRY_HPP
 
 #include "actormesh/colocated/detail/flat_tree.hpp"
 
@@ -48,3 +49,5 @@ std::shared_ptr<const registered<method_body>> find_method(const std::string& cl
 void check_signature(std::type_index found, std::type_index expected, const std::string& what);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_REGISTRY_HPP

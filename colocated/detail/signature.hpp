@@ -1,6 +1,7 @@
 /// The C++ signature of a callable or a member function, as `R(Args...)` with decayed argument
 /// types: what a colocated function or method is registered and looked up with.
-#pragma once
+#ifndef ACTORMESH_COLOCATED_DETAIL_SIGNATURE_HPP
+#define ACTORMESH_COLOCATED_DETAIL_SIGNATURE_HPP
 
 #include <type_traits>
 
@@ -32,3 +33,5 @@ template <class F>
 using signature_of = typename signature_of_impl<std::decay_t<F>>::type;
 
 } // namespace am::detail
+
+#endif // ACTORMESH_COLOCATED_DETAIL_SIGNATURE_HPP

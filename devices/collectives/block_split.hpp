@@ -1,6 +1,7 @@
 /// How a buffer is split into one block per rank, as numpy.array_split does: the first
 /// count % parts blocks hold one element more than the others. reduce_scatter gives rank r block r.
-#pragma once
+#ifndef ACTORMESH_DEVICES_COLLECTIVES_BLOCK_SPLIT_HPP
+#define ACTORMESH_DEVICES_COLLECTIVES_BLOCK_SPLIT_HPP
 
 #include <cstddef>
 
@@ -22,3 +23,5 @@ constexpr block_range split_block(std::size_t count, int parts, int index) noexc
 }
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_COLLECTIVES_BLOCK_SPLIT_HPP

@@ -2,7 +2,8 @@
 /// cluster, one rank each, whose bytes move through Gloo over TCP; every operation is numbered and
 /// checked by its participants against each other (the cluster, the mesh supervisor, checks only
 /// creation). doc/architecture.md, "Collectives engine".
-#pragma once
+#ifndef ACTORMESH_DEVICES_COLLECTIVES_COMMUNICATOR_HPP
+#define ACTORMESH_DEVICES_COLLECTIVES_COMMUNICATOR_HPP
 
 #include "actormesh/actors/dtype.hpp"
 #include "actormesh/devices/collectives/block_split.hpp"
@@ -161,3 +162,5 @@ private:
 };
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_COLLECTIVES_COMMUNICATOR_HPP

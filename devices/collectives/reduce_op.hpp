@@ -1,5 +1,6 @@
 /// The reduction operators of collectives (JAX: psum, pmean, pmax, pmin).
-#pragma once
+#ifndef ACTORMESH_DEVICES_COLLECTIVES_REDUCE_OP_HPP
+#define ACTORMESH_DEVICES_COLLECTIVES_REDUCE_OP_HPP
 
 #include <cstdint>
 #include <string_view>
@@ -36,3 +37,5 @@ constexpr std::string_view name(reduce_op op) noexcept {
 }
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_COLLECTIVES_REDUCE_OP_HPP

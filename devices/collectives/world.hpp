@@ -1,6 +1,7 @@
 /// Communicators of the running runtime's cluster: the usual way a program gets one, without
 /// reaching for the cluster's internals.
-#pragma once
+#ifndef ACTORMESH_DEVICES_COLLECTIVES_WORLD_HPP
+#define ACTORMESH_DEVICES_COLLECTIVES_WORLD_HPP
 
 #include "actormesh/devices/collectives/communicator.hpp"
 
@@ -19,3 +20,5 @@ namespace am {
 std::unique_ptr<communicator> make_communicator(const std::string& name, std::vector<int> processes = {});
 
 } // namespace am
+
+#endif // ACTORMESH_DEVICES_COLLECTIVES_WORLD_HPP

@@ -235,6 +235,11 @@ void runtime_impl::start_actors(join_settings& join) {
       if (ep->reach() == device_reach::own_process)
         ep = std::make_unique<remote::worker_endpoint>(ep->dev, *workers_);
   }
+  if (options_.metrics_port >= 0) {
+    metrics_ = std::make_unique<metrics_endpoint>(*this, options_.metrics_host,
+                                                  metrics_port_of(options_.metrics_port, options_.process_id));
+    log(log_level::info, "metrics for Prometheus at {}", metrics_->url());
+  }
 }
 
 void runtime_impl::exit_spawned_actors() {
@@ -291,6 +296,7 @@ void runtime_impl::stop() {
   std::lock_guard<std::mutex> serialize(stop_mutex_);
   if (stopped_)
     return;
+  metrics_.reset(); // no scrape reads the runtime while it stops
   drain_for_peers();
   stop_->raise();
   // Threads issuing a call finish issuing it (a few microseconds: a guard never waits on an actor).

@@ -10,6 +10,7 @@
 #include "devices/detail/buffer_pool.hpp"
 #include "devices/detail/device_endpoint.hpp"
 #include "devices/detail/exit_watch.hpp"
+#include "devices/metrics_endpoint.hpp"
 #include "actormesh/devices/discovery.hpp"
 #include "actormesh/devices/memory.hpp"
 #include "actormesh/devices/options.hpp"
@@ -164,6 +165,8 @@ private:
   cluster_membership membership_;
   exit_watch exits_; ///< the detached actors spawned for this runtime (exit_watch.hpp)
   std::string data_plane_address_ = "127.0.0.1";
+  /// The Prometheus endpoint (metrics_port), started once the devices are up and stopped first.
+  std::unique_ptr<metrics_endpoint> metrics_;
   std::mutex services_mutex_;
   std::vector<std::pair<const void*, std::shared_ptr<void>>> services_; ///< by service_key, in creation order
   std::mutex stop_drains_mutex_; ///< its own: services register drains while service() holds services_mutex_

@@ -1,6 +1,7 @@
 /// The multihost utilities on flattened trees, behind the public templates of
 /// multihost/multihost_utils.hpp. Internal.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_DETAIL_COLLECT_HPP
+#define ACTORMESH_MULTIHOST_DETAIL_COLLECT_HPP
 
 #include "actormesh/multihost/detail/data_tree.hpp"
 
@@ -20,3 +21,5 @@ std::vector<host_array> allgather_leaves(const data_tree& t, bool tiled);
 void assert_equal_leaves(const data_tree& t, const std::string& fail_message);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_MULTIHOST_DETAIL_COLLECT_HPP

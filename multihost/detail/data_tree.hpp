@@ -1,6 +1,7 @@
 /// A tree as the multihost utilities work on it: its leaves flattened, its structure, and which
 /// leaves were C++ scalars (they print as Python scalars in messages). Internal.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_DETAIL_DATA_TREE_HPP
+#define ACTORMESH_MULTIHOST_DETAIL_DATA_TREE_HPP
 
 #include "actormesh/multihost/tree.hpp"
 
@@ -43,3 +44,5 @@ std::string leaf_signature(const tree_leaf& leaf);
 std::string tree_signature(const data_tree& t);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_MULTIHOST_DETAIL_DATA_TREE_HPP

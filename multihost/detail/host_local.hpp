@@ -1,6 +1,7 @@
 /// host_local_array_to_global_array and global_array_to_host_local_array on one leaf, and the
 /// matching of a pspecs tree to the inputs' structure. Internal.
-#pragma once
+#ifndef ACTORMESH_MULTIHOST_DETAIL_HOST_LOCAL_HPP
+#define ACTORMESH_MULTIHOST_DETAIL_HOST_LOCAL_HPP
 
 #include "actormesh/multihost/tree.hpp"
 #include "actormesh/sharding/mesh.hpp"
@@ -48,3 +49,5 @@ std::vector<std::optional<partition_spec>> flatten_pspecs(const std::string& wha
 }
 
 } // namespace am::detail
+
+#endif // ACTORMESH_MULTIHOST_DETAIL_HOST_LOCAL_HPP

@@ -1,7 +1,8 @@
 /// Reverse-mode differentiation over the traced graph: the function is recorded into the current
 /// trace, then a reverse pass over the nodes it added records each node's vector-Jacobian product
 /// (vjp_rules.hpp) into the same trace, so the gradient is part of the same staged plan.
-#pragma once
+#ifndef ACTORMESH_PARALLEL_DETAIL_AUTODIFF_HPP
+#define ACTORMESH_PARALLEL_DETAIL_AUTODIFF_HPP
 
 #include "actormesh/parallel/detail/tracing.hpp"
 
@@ -15,3 +16,5 @@ std::vector<array> value_and_grad_traced(const array_function& f, const std::vec
                                          const std::vector<int>& argnums);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_PARALLEL_DETAIL_AUTODIFF_HPP

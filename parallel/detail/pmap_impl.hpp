@@ -1,7 +1,8 @@
 /// pmap's work: the mapped arguments laid out one slice per device, the function traced once per
 /// signature on one device's slice, replayed over the device axis (batching.hpp) inside a jit-like
 /// plan: one program per device, with the collectives as stages between programs.
-#pragma once
+#ifndef ACTORMESH_PARALLEL_DETAIL_PMAP_IMPL_HPP
+#define ACTORMESH_PARALLEL_DETAIL_PMAP_IMPL_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/parallel/axis_spec.hpp"
@@ -47,3 +48,5 @@ std::size_t pmap_cache_size(const pmap_state& s);
 sharding_ptr stacked_layout(const std::vector<device>& devices, const std::string& axis_name);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_PARALLEL_DETAIL_PMAP_IMPL_HPP

@@ -8,7 +8,8 @@
 /// all-to-alls, reduce-scatters) it among the processes (devices/collectives/stage_reduction.hpp,
 /// stage_gather.hpp, stage_permute.hpp, stage_scatter.hpp). Other collectives stay array operations
 /// inside the segments (batching_collectives.cpp).
-#pragma once
+#ifndef ACTORMESH_PARALLEL_DETAIL_STAGED_PMAP_HPP
+#define ACTORMESH_PARALLEL_DETAIL_STAGED_PMAP_HPP
 
 #include "actormesh/parallel/axis_spec.hpp"
 #include "actormesh/parallel/detail/tracing.hpp"
@@ -56,3 +57,5 @@ void set_stages_enabled(bool on) noexcept;
 std::optional<std::vector<array>> run_staged(staged_cache& cache, const staged_call& call);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_PARALLEL_DETAIL_STAGED_PMAP_HPP

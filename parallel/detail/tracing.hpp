@@ -1,7 +1,8 @@
 /// What the transformations (grad, vmap, pmap) need from tracing beyond jit: arrays that stand for
 /// an existing graph node, shape-only arrays to trace a function on, and tracing a function into a
 /// graph of its own.
-#pragma once
+#ifndef ACTORMESH_PARALLEL_DETAIL_TRACING_HPP
+#define ACTORMESH_PARALLEL_DETAIL_TRACING_HPP
 
 #include "actormesh/sharding/array.hpp"
 #include "actormesh/sharding/detail/graph.hpp"
@@ -40,3 +41,5 @@ array filled(double value, const shape_t& shape, am::dtype type, const sharding_
 array moveaxis(const array& x, std::int64_t from, std::int64_t to);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_PARALLEL_DETAIL_TRACING_HPP

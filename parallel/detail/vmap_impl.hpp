@@ -1,5 +1,6 @@
 /// vmap's work inside a trace: trace the function on one example, then replay it batched.
-#pragma once
+#ifndef ACTORMESH_PARALLEL_DETAIL_VMAP_IMPL_HPP
+#define ACTORMESH_PARALLEL_DETAIL_VMAP_IMPL_HPP
 
 #include "actormesh/parallel/axis_spec.hpp"
 #include "actormesh/parallel/detail/tracing.hpp"
@@ -15,3 +16,5 @@ std::vector<array> vmap_traced(const array_function& f, const std::vector<array>
                                const axis_specs& out_axes, const std::string& axis_name);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_PARALLEL_DETAIL_VMAP_IMPL_HPP

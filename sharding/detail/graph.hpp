@@ -1,7 +1,8 @@
 /// The global-level dataflow graph of a traced function (or of one eager operation): operations on
 /// whole arrays with their result shapes, dtypes and shardings. Lowering turns it into per-shard
 /// programs (sharding/detail/lowering.hpp).
-#pragma once
+#ifndef ACTORMESH_SHARDING_DETAIL_GRAPH_HPP
+#define ACTORMESH_SHARDING_DETAIL_GRAPH_HPP
 
 #include "actormesh/actors/buffer.hpp"
 #include "actormesh/actors/opcode.hpp"
@@ -63,3 +64,5 @@ struct graph {
 std::string to_string(const graph& g);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_SHARDING_DETAIL_GRAPH_HPP

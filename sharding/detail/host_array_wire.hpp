@@ -1,7 +1,8 @@
 /// How an am::host_array travels between processes (actors/value_wire.hpp): dtype, shape, bytes.
 /// A shape that does not match the bytes that came with it is refused before anything is
 /// allocated.
-#pragma once
+#ifndef ACTORMESH_SHARDING_DETAIL_HOST_ARRAY_WIRE_HPP
+#define ACTORMESH_SHARDING_DETAIL_HOST_ARRAY_WIRE_HPP
 
 #include "actormesh/actors/errors.hpp"
 #include "actormesh/actors/value_wire.hpp"
@@ -54,3 +55,5 @@ struct wire_value<host_array> {
 };
 
 } // namespace am::detail
+
+#endif // ACTORMESH_SHARDING_DETAIL_HOST_ARRAY_WIRE_HPP

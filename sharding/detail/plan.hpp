@@ -1,6 +1,7 @@
 /// A lowered graph: per-shard programs for each device, in stages, and where each output shard comes
 /// from. Running a plan sends every call at once; devices wait for inputs from other devices.
-#pragma once
+#ifndef ACTORMESH_SHARDING_DETAIL_PLAN_HPP
+#define ACTORMESH_SHARDING_DETAIL_PLAN_HPP
 
 #include "actormesh/actors/device_info.hpp"
 #include "actormesh/actors/program.hpp"
@@ -56,3 +57,5 @@ struct plan {
 std::string to_string(const plan& p);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_SHARDING_DETAIL_PLAN_HPP

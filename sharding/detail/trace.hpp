@@ -1,7 +1,8 @@
 /// Tracing and dispatch: every array operation becomes a graph node. Inside jit the node is recorded
 /// in the current trace; outside, a one-node graph is lowered (cached per signature) and run at once,
 /// so eager operations and jit share one path.
-#pragma once
+#ifndef ACTORMESH_SHARDING_DETAIL_TRACE_HPP
+#define ACTORMESH_SHARDING_DETAIL_TRACE_HPP
 
 #include "actormesh/sharding/array.hpp"
 #include "actormesh/sharding/detail/graph.hpp"
@@ -108,3 +109,5 @@ private:
 std::string signature_key(const std::vector<array>& arrays);
 
 } // namespace am::detail
+
+#endif // ACTORMESH_SHARDING_DETAIL_TRACE_HPP

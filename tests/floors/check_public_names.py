@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Refuses an include that names a public header by its path in the tree instead of its installed name.
+"""Refuses a public header that is not guarded by a macro, or named by its path in the tree.
 
-The public headers (actormesh.hpp and every header it reaches through quoted includes) are installed
-as include/actormesh/<floor>/<file> and name each other that way; in the build tree the name
-"actormesh/<floor>/<file>" reaches the source file through a link (CMakeLists.txt). A file that
-wrote "<floor>/<file>" instead would reach the same header through a second path. The compiler
-usually sees through that (#pragma once compares the files), but not always: a precompiled header
-served by the compiler cache from another build once held the header under its installed name, and a
-test that also included it by its tree name got every declaration twice ("multiple definition of
-enum class am::scheduler_policy"). One name for each header leaves nothing to see through.
+The public headers (actormesh.hpp and every header it reaches through quoted includes) are what the
+tests' precompiled header holds (tests/CMakeLists.txt), and the compiler cache serves that
+precompiled header to builds in other folders. GCC's #pragma once does not survive that: a clean
+clone whose precompiled header came from the cache included devices/options.hpp a second time
+("multiple definition of enum class am::scheduler_policy"), by the same name as in the precompiled
+header. A macro guard (#ifndef ACTORMESH_..._HPP) is defined inside the precompiled header itself
+and needs no file to be recognised, so each public header has one, named after its installed path.
+
+Public headers are also named one way everywhere: "actormesh/<floor>/<file>", the name they are
+installed under, which reaches the source file through a link in the build tree (CMakeLists.txt).
 
 Run by ctest as unit/public_header_names (and unit/public_header_names_self_check).
 """
@@ -46,10 +48,38 @@ def public_headers(source):
     return {name.removeprefix(PREFIX) for name in seen if name.startswith(PREFIX)}
 
 
+def guard_of(name):
+    """The macro that guards the public header `name` ("actormesh/devices/options.hpp")."""
+    if name == UMBRELLA:
+        return "ACTORMESH_HPP"
+    return "ACTORMESH_" + re.sub(r"[^A-Za-z0-9]", "_", name.removeprefix(PREFIX)).upper()
+
+
+def guard_problem(text, name):
+    """Why the text of public header `name` is not guarded as it should be, or ""."""
+    guard = guard_of(name)
+    if re.search(r"^\s*#\s*pragma\s+once", text, re.MULTILINE):
+        return f"uses #pragma once; guard it with #ifndef {guard} instead"
+    directives = re.findall(r"^\s*#\s*(\w+)[ \t]*(\S*)", text, re.MULTILINE)
+    if len(directives) < 2 or directives[0] != ("ifndef", guard) or directives[1] != ("define", guard):
+        return f"does not begin with #ifndef {guard} / #define {guard}"
+    if directives[-1][0] != "endif":
+        return f"does not end with the #endif of {guard}"
+    return ""
+
+
 def violations(source):
-    """Every (file, included) of `source` that names a public header by its tree path, sorted."""
+    """Every (file, what) of `source` that breaks a rule, sorted: a public header named by its tree
+    path (what: the include), or a public header without its guard (what: why)."""
     public = public_headers(source)
     found = []
+    for tree in sorted(public | {UMBRELLA}):
+        path = tree_path(source, tree)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                problem = guard_problem(f.read(), tree if tree == UMBRELLA else PREFIX + tree)
+            if problem:
+                found.append((os.path.relpath(path, source), problem))
     for root, folders, files in os.walk(source):
         folders[:] = [f for f in folders if f not in SKIPPED_FOLDERS and not f.startswith("build")]
         for name in files:
@@ -66,13 +96,16 @@ def violations(source):
 
 def check(source):
     found = violations(source)
-    for relative, included in found:
-        print(f"{relative}: includes \"{included}\": a public header; write \"{PREFIX}{included}\"")
+    for relative, what in found:
+        if what.endswith(".hpp"):
+            print(f"{relative}: includes \"{what}\": a public header; write \"{PREFIX}{what}\"")
+        else:
+            print(f"{relative}: a public header that {what}")
     if found:
-        print(f"public header names: {len(found)} include(s) name a public header by its tree path")
+        print(f"public header names: {len(found)} problem(s)")
         return 1
-    print(f"public header names: every include of the {len(public_headers(source))} public headers "
-          f"uses its installed name")
+    print(f"public header names: the {len(public_headers(source))} public headers each have their macro guard, "
+          f"and every include of one uses its installed name")
     return 0
 
 
@@ -84,9 +117,12 @@ def self_check():
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
-        write(UMBRELLA, '#include "actormesh/actors/a.hpp"\n')
-        write("actors/a.hpp", '#include "actormesh/actors/b.hpp"\n')
-        write("actors/b.hpp", "\n")
+        def guarded(name, body):
+            guard = guard_of(name)
+            return f"// {name}\n#ifndef {guard}\n#define {guard}\n{body}#endif // {guard}\n"
+        write(UMBRELLA, guarded(UMBRELLA, '#include "actormesh/actors/a.hpp"\n'))
+        write("actors/a.hpp", guarded("actormesh/actors/a.hpp", '#include "actormesh/actors/b.hpp"\n'))
+        write("actors/b.hpp", guarded("actormesh/actors/b.hpp", ""))
         write("actors/detail/c.hpp", '#include "actormesh/actors/a.hpp"\n')
         write("devices/d.cpp", '#include "actors/detail/c.hpp"\n#include "actormesh/actors/b.hpp"\n')
         if violations(tree):
@@ -94,11 +130,18 @@ def self_check():
             return 1
         write("devices/e.cpp", '#include "actors/b.hpp"\n')
         write("tools/f.cpp", '#include "actors/a.hpp"\n')
-        found = violations(tree)
-        if found != [("devices/e.cpp", "actors/b.hpp"), ("tools/f.cpp", "actors/a.hpp")]:
-            print(f"public header names self-check: expected two refusals, got {found}")
+        write("actors/b.hpp", "#pragma once\n")
+        found = [(f, w.split(";")[0]) for f, w in violations(tree)]
+        if found != [("actors/b.hpp", "uses #pragma once"), ("devices/e.cpp", "actors/b.hpp"),
+                     ("tools/f.cpp", "actors/a.hpp")]:
+            print(f"public header names self-check: expected three refusals, got {found}")
             return 1
-    print("public header names self-check: public headers named by their tree paths are refused")
+        write("actors/b.hpp", "#ifndef WRONG_NAME\n#define WRONG_NAME\n#endif\n")
+        if not violations(tree)[0][1].startswith("does not begin with #ifndef ACTORMESH_ACTORS_B_HPP"):
+            print(f"public header names self-check: a guard of the wrong name passed: {violations(tree)}")
+            return 1
+    print("public header names self-check: public headers without their guard, or named by their tree paths, "
+          "are refused")
     return 0
 
 

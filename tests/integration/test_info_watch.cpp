@@ -2,8 +2,10 @@
 // tests/programs/stats_load keep their devices and host lanes busy; the watch, another process,
 // asks their mesh supervisor for every process's counters, refreshes --count times and ends by
 // itself; a stopped process is listed as not answering; then the cluster ends and a watch of it
-// says no cluster answers. Everything bounded.
+// says no cluster answers. Also: each process's Prometheus endpoint scraped, --json, and frames
+// clipped to a small terminal. Everything bounded.
 #include "support/build_paths.hpp"
+#include "support/loopback_http.hpp"
 #include "support/process.hpp"
 #include "support/process_group.hpp"
 
@@ -49,11 +51,22 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
   auto stop = std::filesystem::temp_directory_path() / ("am_info_watch_stop_" + std::to_string(::getpid()));
   std::filesystem::remove(stop);
   int port = am::testing::free_loopback_port();
+  // Each process also serves its counters to Prometheus, on metrics_port + its index.
+  const int metrics_port = am::testing::free_loopback_port();
   am::testing::process_group group;
-  for (int p = 0; p < 2; ++p)
-    group.start({am::testing::test_program_dir() + "/stats_load", stop.string()},
-                am::testing::cluster_env(p, 2, port, 2));
+  for (int p = 0; p < 2; ++p) {
+    auto env = am::testing::cluster_env(p, 2, port, 2);
+    env["AM_METRICS_PORT"] = std::to_string(metrics_port);
+    group.start({am::testing::test_program_dir() + "/stats_load", stop.string()}, env);
+  }
   REQUIRE(wait_for_output(group, "formed", 30s));
+  for (int p = 0; p < 2; ++p) {
+    auto scraped = am::testing::http_get(metrics_port + p);
+    INFO(scraped.substr(0, 2000));
+    CHECK(scraped.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(scraped.find("actormesh_device_calls_done_total{process=\"" + std::to_string(p) + "\"") != std::string::npos);
+    CHECK(scraped.find("actormesh_lane_tasks_done_total{process=\"" + std::to_string(p) + "\"") != std::string::npos);
+  }
 
   std::string coordinator = "127.0.0.1:" + std::to_string(port);
   auto watch = am::testing::run_command(am::testing::tool_path() + " info --watch --coordinator " + coordinator
@@ -91,7 +104,28 @@ TEST_CASE("info --watch prints every process's live counters of a running cluste
     CHECK(tty.status == 0);
     CHECK(occurrences(tty.output, "\x1b[11F\x1b[J") == 1);
     CHECK(tty.output.find("(refresh 2 of 2)") != std::string::npos);
+    // A terminal of 6 rows: each frame is clipped to 6 lines, the last saying how many were left
+    // out, so the redraw goes back 6 lines and nothing scrolls.
+    auto small = am::testing::run_command("script -qc 'stty rows 6 cols 100; " + am::testing::tool_path()
+                                            + " info --watch --coordinator " + coordinator
+                                            + " --count 2 --interval 0.3' /dev/null",
+                                          60);
+    INFO(small.output);
+    CHECK(small.status == 0);
+    CHECK(occurrences(small.output, "\x1b[6F\x1b[J") == 1);
+    CHECK(occurrences(small.output, "... 6 more lines (a taller terminal shows them") == 2);
   }
+
+  // --json: one object a refresh, one line each, with every process's devices.
+  auto json = am::testing::run_command(am::testing::tool_path() + " info --watch --json --coordinator " + coordinator
+                                         + " --count 2 --interval 0.3",
+                                       60);
+  INFO(json.output);
+  CHECK(json.status == 0);
+  CHECK(occurrences(json.output, "{\"coordinator\":\"" + coordinator + "\"") == 2);
+  CHECK(occurrences(json.output, "\n") == 2);
+  CHECK(occurrences(json.output, "\"device\":\"CpuDevice(id=") == 2 * 4);
+  CHECK(json.output.find("\x1b[") == std::string::npos);
 
   // A process that cannot answer (stopped by SIGSTOP) is listed as such; the other is still shown.
   ::kill(group[1].pid, SIGSTOP);

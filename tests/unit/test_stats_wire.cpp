@@ -1,13 +1,16 @@
 // The live counters as they travel to `actormesh info --watch` (observability/stats_wire.hpp): a
 // cluster's answers round-trip exactly, every truncation and random corruptions are refused with
-// am::value_error (never a crash or an unbounded allocation), and the watch's rendering of them.
+// am::value_error (never a crash or an unbounded allocation), and the watch's rendering of them
+// (text, JSON, clipped to the terminal).
 #include "observability/stats_wire.hpp"
 #include "tools/info_watch.hpp"
 
 #include "actormesh/actors/errors.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <random>
 
 using am::detail::stats::process_stats;
@@ -103,4 +106,41 @@ TEST_CASE("info --watch renders each process, its devices, lanes and transfers",
   CHECK(text.find('\x1b') == std::string::npos);
   CHECK(am::tools::format_bytes(512) == "512 B");
   CHECK(am::tools::format_bytes(3.0 * (1 << 30)) == "3.00 GiB");
+}
+
+TEST_CASE("info --watch --json gives each refresh as one line of JSON with every field", "[stats_wire]") {
+  auto line = am::tools::render_cluster_stats_json("127.0.0.1:5000", sample(), 4);
+  REQUIRE(line.back() == '\n');
+  CHECK(std::count(line.begin(), line.end(), '\n') == 1);
+  auto j = nlohmann::json::parse(line);
+  CHECK(j.at("coordinator") == "127.0.0.1:5000");
+  CHECK(j.at("refresh") == 4);
+  auto& p = j.at("processes");
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].at("ok") == true);
+  CHECK(p[0].at("uptime_seconds") == 12.5);
+  CHECK(p[0].at("devices")[0].at("device") == "TFRT_CPU_1");
+  CHECK(p[0].at("devices")[0].at("calls_queued") == 110);
+  CHECK(p[0].at("devices")[0].at("queue_depth") == 10);
+  CHECK(p[0].at("devices")[0].at("memory").at("peak_bytes_in_use") == (5u << 20));
+  CHECK(p[0].at("lanes")[0].at("caller") == 9);
+  CHECK(p[0].at("lanes")[0].at("running") == true);
+  CHECK(p[0].at("transfers").at("bytes_in_flight") == 4096);
+  CHECK(p[1].at("ok") == false);
+  CHECK(p[1].at("error") == "no answer within 2000 ms");
+}
+
+TEST_CASE("info --watch clips a frame taller than the terminal and says how much it left out", "[stats_wire]") {
+  std::string frame;
+  for (int i = 0; i < 30; ++i)
+    frame += "line " + std::to_string(i) + "\n";
+  auto clipped = am::tools::clip_frame(frame, 10);
+  CHECK(std::count(clipped.begin(), clipped.end(), '\n') == 10);
+  CHECK_THAT(clipped, Catch::StartsWith("line 0\nline 1\n"));
+  CHECK_THAT(clipped, Catch::Contains("line 8\n... 21 more lines (a taller terminal shows them"));
+  CHECK_THAT(clipped, !Catch::Contains("line 9\n"));
+  CHECK(am::tools::clip_frame(frame, 30) == frame);
+  CHECK(am::tools::clip_frame(frame, 40) == frame);
+  CHECK(am::tools::clip_frame(frame, 1) == frame); // too small to say anything useful: left whole
+  CHECK(am::tools::clip_frame("", 10).empty());
 }
