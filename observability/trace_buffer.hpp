@@ -42,6 +42,7 @@ inline constexpr std::uint32_t thread_base = 1;           ///< + the thread's nu
 inline constexpr std::uint32_t device_base = 100000;      ///< + the device's global id
 inline constexpr std::uint32_t host_lane_base = 200000;   ///< + the lane's number in this process
 inline constexpr std::uint32_t collective_base = 300000;  ///< + the communicator's number
+inline constexpr std::uint32_t counter_track = 400000;    ///< counter samples (no track of their own)
 } // namespace track
 
 /// One recorded event. Names, categories and argument keys are string literals; `text` and
@@ -55,6 +56,7 @@ struct trace_event {
   std::uint32_t track = 0;
   std::uint32_t text = 0;         ///< interned detail string
   std::uint32_t name_id = 0;      ///< interned name (0: `name`)
+  bool counter = false;           ///< a counter sample ("ph": "C"): its value is argument a
   const char* a_key = nullptr;    ///< numeric arguments (null key: absent)
   std::int64_t a = 0;
   const char* b_key = nullptr;

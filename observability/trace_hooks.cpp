@@ -30,14 +30,39 @@ std::string type_text(const value_type& t) {
   return std::string(name(t.dtype)) + shape_to_string(t.shape);
 }
 
-/// A program's interned name and its "in: float32[4,4] float32[4] -> out: float32[4,4]" detail, built
-/// once per program, thread and session (the program is held while it is known here, so that its
-/// address is not reused meanwhile).
-std::pair<std::uint32_t, std::uint32_t> program_texts(const std::shared_ptr<const program>& p) noexcept {
+/// What a device program's span shows: the operation's interned name, the stage of its plan
+/// (-1: not a plan's), and its "in: float32[4,4] float32[4] -> out: float32[4,4]" detail.
+struct program_labels {
+  std::uint32_t name = 0;
+  std::uint32_t text = 0;
+  std::int64_t stage = -1;
+};
+
+/// A per-shard program is named "<operation>.s<stage>.d<device>" (sharding/detail/lowering_state.cpp):
+/// the operation alone names its spans, so that every device's copy of one operation shares a name
+/// (and a colour in Perfetto), and the stage goes to the arguments. Other names stay whole.
+std::pair<std::string, std::int64_t> operation_and_stage(const std::string& name) {
+  const auto d = name.rfind(".d");
+  const auto s = d == std::string::npos || d == 0 ? std::string::npos : name.rfind(".s", d - 1);
+  auto digits = [&](std::size_t from, std::size_t to) {
+    if (from >= to)
+      return false;
+    for (auto i = from; i < to; ++i)
+      if (name[i] < '0' || name[i] > '9')
+        return false;
+    return true;
+  };
+  if (s == std::string::npos || s == 0 || !digits(s + 2, d) || !digits(d + 2, name.size()) || d - s > 12)
+    return {name, -1};
+  return {name.substr(0, s), std::stoll(name.substr(s + 2, d - s - 2))};
+}
+
+/// A program's labels, built once per program, thread and session (the program is held while it
+/// is known here, so that its address is not reused meanwhile).
+program_labels program_texts(const std::shared_ptr<const program>& p) noexcept {
   struct known {
     std::shared_ptr<const program> held;
-    std::uint32_t name;
-    std::uint32_t text;
+    program_labels labels;
   };
   try {
     thread_local std::unordered_map<const program*, known> memo;
@@ -48,18 +73,19 @@ std::pair<std::uint32_t, std::uint32_t> program_texts(const std::shared_ptr<cons
       memo_session = session;
     }
     if (auto it = memo.find(p.get()); it != memo.end())
-      return {it->second.name, it->second.text};
+      return it->second.labels;
     std::string text = "in:";
     for (auto& t : p->input_types())
       text += " " + type_text(t);
     text += " -> out:";
     for (auto& t : p->output_types())
       text += " " + type_text(t);
-    known k{p, p->name.empty() ? 0 : intern(p->name), intern(text)};
+    auto [operation, stage] = operation_and_stage(p->name);
+    known k{p, {operation.empty() ? 0 : intern(operation), intern(text), stage}};
     memo.emplace(p.get(), k);
-    return {k.name, k.text};
+    return k.labels;
   } catch (...) {
-    return {0, 0};
+    return {};
   }
 }
 
@@ -100,9 +126,12 @@ void trace_span::arg(const char* key, std::int64_t value) noexcept {
 trace_span program_span(const device& d, const std::shared_ptr<const program>& p) noexcept {
   trace_span s(device_track(d), "device", "program");
   if (s.active() && p) {
-    auto [name, text] = program_texts(p);
-    s.event().name_id = name;
-    s.event().text = text;
+    const auto labels = program_texts(p);
+    s.event().name_id = labels.name;
+    s.event().text = labels.text;
+    s.arg("device", d.id);
+    if (labels.stage >= 0)
+      s.arg("stage", labels.stage);
   }
   return s;
 }

@@ -2,6 +2,7 @@
 
 #include "observability/trace_buffer.hpp"
 #include "observability/trace_clock.hpp"
+#include "observability/trace_sampler.hpp"
 #include "observability/trace_writer.hpp"
 
 #include "actors/cluster_services.hpp"
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string_view>
 
@@ -29,6 +31,7 @@ struct session_state {
   trace_process_info info;
   bool exit_hook = false;
   std::uint64_t max_events = 0;           ///< the open session's budget
+  std::unique_ptr<trace_sampler> sampler; ///< the open session's counter tracks and periodic flushes
   std::map<std::string, int> runtimes_of; ///< per trace option: how many runtimes opened a session for it
 };
 
@@ -54,6 +57,10 @@ void report_losses(const collected_trace& trace, const std::string& path, std::u
 
 /// Writes the open session and closes it; "" or why the write failed. Under the state's mutex.
 std::string write_and_close(session_state& s) {
+  if (s.sampler) { // its last samples land before the recording stops; it never waits for this mutex
+    s.sampler->stop();
+    s.sampler.reset();
+  }
   stop_recording();
   auto trace = collect();
   report_losses(trace, s.path, s.max_events);
@@ -63,6 +70,19 @@ std::string write_and_close(session_state& s) {
   if (why.empty())
     detail::log(detail::log_level::info, "trace written to {}", s.path);
   return why;
+}
+
+/// The sampler's periodic flush: what the open session holds so far, written to its file, so that a
+/// process killed later leaves its trace up to now. Skipped when the session is busy (opening,
+/// closing, measuring its clock): the next flush comes soon.
+void flush_now() {
+  auto& s = session();
+  std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);
+  if (!lock.owns_lock() || s.by == owner::none)
+    return;
+  auto why = write_text_file(s.path, trace_json(collect(), s.info));
+  if (!why.empty())
+    detail::log(detail::log_level::warning, "the trace could not be flushed to '{}': {}", s.path, why);
 }
 
 void write_at_exit() {
@@ -88,7 +108,12 @@ void open(session_state& s, owner by, const std::string& file, const char* what)
     s.exit_hook = true;
   }
   s.max_events = trace_max_events();
-  start_recording(s.max_events, trace_when_full());
+  const auto full = trace_when_full();
+  start_recording(s.max_events, full);
+  auto settings = sampler_settings_from_environment();
+  if (full == when_full::ring)
+    settings.flush_interval = std::chrono::milliseconds(0); // a ring's slots are written over while read
+  s.sampler = std::make_unique<trace_sampler>(settings, flush_now);
 }
 
 } // namespace

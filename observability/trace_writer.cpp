@@ -104,8 +104,14 @@ void nest(std::vector<placed>& track_events) {
 
 std::string trace_json(const collected_trace& trace, const trace_process_info& info) {
   std::map<std::uint32_t, std::vector<placed>> by_track;
-  for (auto& ev : trace.events)
-    by_track[ev.e.track].push_back({&ev, ev.e.start_ns + info.offset_ns - info.origin_ns, ev.e.track});
+  std::vector<placed> counters;
+  for (auto& ev : trace.events) {
+    const placed p{&ev, ev.e.start_ns + info.offset_ns - info.origin_ns, ev.e.track};
+    if (ev.e.counter)
+      counters.push_back(p);
+    else
+      by_track[ev.e.track].push_back(p);
+  }
   std::map<std::uint32_t, std::string> names(trace.track_names.begin(), trace.track_names.end());
   std::string out;
   out.reserve(trace.events.size() * 160 + 4096);
@@ -126,6 +132,17 @@ std::string trace_json(const collected_trace& trace, const trace_process_info& i
   begin_event();
   out += "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"sort_index\":"
          + process + "}}";
+  // Counter samples: one counter track per name in the process, its series named by the argument.
+  for (auto& p : counters) {
+    begin_event();
+    out += "{\"name\":";
+    append_escaped(out, p.ev->name);
+    out += ",\"ph\":\"C\",\"ts\":";
+    append_us(out, p.ts);
+    out += ",\"pid\":" + pid + ",\"args\":{";
+    append_escaped(out, p.ev->e.a_key != nullptr ? p.ev->e.a_key : "value");
+    out += ':' + std::to_string(p.ev->e.a) + "}}";
+  }
   std::set<std::uint32_t> tids;
   for (auto& [id, events] : by_track) {
     nest(events);

@@ -184,6 +184,8 @@ public:
       }
       return;
     }
+    if (ph == "C")
+      return; // a counter sample (queue depths, bytes in flight): a track of values, not of spans
     double ts = number(e, "ts", i, true);
     auto& t = tracks_[{pid, tid}];
     if (ph == "X") {

@@ -167,6 +167,20 @@ TEST_CASE("trace: a program's second runtime writes its own file, never over the
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("trace: a process killed by SIGKILL leaves its trace up to its last flush", "[integration][trace]") {
+  const auto dir = fresh_dir("killed");
+  const auto path = dir + "/t.json";
+  auto r = run_command("env AM_TRACE_FLUSH_SECONDS=1 AM_TRACE=" + path + " " + probe + " 3 killed --am-cpu-devices=2 --am-gpus=off",
+                       120);
+  INFO(r.output);
+  CHECK(r.status == 128 + 9);
+  CHECK_THAT(r.output, Catch::Contains("killing myself"));
+  auto t = read_trace_file(path);
+  CHECK(t.nesting_error.empty());
+  CHECK(programs_named(t, "traced_f", 1) == 3 * 2);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("trace: the sharding tour traced is valid and nested, with programs on all 8 devices",
           "[integration][trace][tour]") {
   const auto dir = fresh_dir("tour");

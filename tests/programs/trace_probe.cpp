@@ -5,11 +5,17 @@
 //   trace_probe CALLS [twice]   prints "devices D", "calls N", then "barrier", "all_gather B" and
 //                               "global sum" (a sum whose partial sums cross processes) in a
 //                               cluster; with `twice` (one process), a second runtime after the
-//                               first stopped makes CALLS more calls of "second_f"
+//                               first stopped makes CALLS more calls of "second_f"; with `killed`
+//                               (one process), after its calls it waits 2.5 s and kills itself
+//                               with SIGKILL, its runtime still running
 #include "actormesh.hpp"
 #include "support/probe_output.hpp"
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <thread>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -29,7 +35,7 @@ void second_runtime(int argc, char** argv, int calls) {
 }
 
 /// The first runtime: `calls` jitted calls named "traced_f", then the cluster's steps.
-void first_runtime(int argc, char** argv, int calls) {
+void first_runtime(int argc, char** argv, int calls, bool killed) {
   am::runtime rt(argc, argv);
   auto local = am::local_devices();
   const auto d = static_cast<std::int64_t>(local.size());
@@ -45,6 +51,11 @@ void first_runtime(int argc, char** argv, int calls) {
   }
   say("devices " + std::to_string(d));
   say("calls " + std::to_string(calls));
+  if (killed) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500)); // past a flush (AM_TRACE_FLUSH_SECONDS=1)
+    say("killing myself");
+    ::kill(::getpid(), SIGKILL);
+  }
   if (am::process_count() > 1) {
     am::distributed::wait_at_barrier("traced barrier");
     say("barrier");
@@ -64,9 +75,9 @@ void first_runtime(int argc, char** argv, int calls) {
 
 int run(int argc, char** argv) {
   if (argc < 2)
-    throw am::value_error("usage: trace_probe CALLS [twice]");
+    throw am::value_error("usage: trace_probe CALLS [twice|killed]");
   const int calls = std::atoi(argv[1]);
-  first_runtime(argc, argv, calls);
+  first_runtime(argc, argv, calls, argc > 2 && std::string(argv[2]) == "killed");
   if (argc > 2 && std::string(argv[2]) == "twice")
     second_runtime(argc, argv, calls);
   say("done");

@@ -35,6 +35,7 @@ struct read_event {
 /// A trace as read back: its events (metadata apart), track names and otherData.
 struct read_trace {
   std::vector<read_event> events;                           ///< X and i events
+  std::vector<read_event> counters;                         ///< C events (counter samples)
   std::map<std::pair<std::int64_t, std::int64_t>, std::string> track_names; ///< (pid, tid) -> name
   std::map<std::int64_t, std::string> process_names;
   nlohmann::json other;                                     ///< otherData, or several merged
@@ -111,9 +112,19 @@ inline read_trace read_trace_file(const std::string& path) {
     e.name = o.at("name").get<std::string>();
     e.ph = o.at("ph").get<std::string>();
     e.pid = o.at("pid").get<std::int64_t>();
-    e.tid = o.at("tid").get<std::int64_t>();
+    e.tid = e.ph == "C" ? o.value("tid", std::int64_t{0}) : o.at("tid").get<std::int64_t>();
     if (auto a = o.find("args"); a != o.end())
       e.args = *a;
+    if (e.ph == "C") { // a counter sample: a time and numeric series values, on no thread's track
+      e.ts = number_of(o.at("ts"), "ts");
+      if (!e.args.is_object() || e.args.empty())
+        throw std::runtime_error("counter " + e.name + " has no values");
+      for (auto& [key, value] : e.args.items())
+        if (!value.is_number())
+          throw std::runtime_error("counter " + e.name + ": " + key + " is not a number");
+      out.counters.push_back(std::move(e));
+      continue;
+    }
     if (e.ph == "M") {
       if (e.name == "thread_name")
         out.track_names[{e.pid, e.tid}] = e.args.at("name").get<std::string>();

@@ -8,7 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -131,5 +134,78 @@ TEST_CASE("trace: a call waiting for its input is traced as admit, stall, resume
   CHECK(stall >= 0);
   CHECK(resume >= stall + 40000); // the input came about 50 ms later
   CHECK(program >= resume);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: a jitted operation's spans carry its name on every device, the device and stage in args",
+          "[unit][trace]") {
+  const auto path = trace_temp_path("operation_names.json");
+  constexpr int calls = 3;
+  {
+    am::runtime rt(traced(path, 4));
+    am::mesh m({4}, am::devices(), {"x"});
+    auto x = am::device_put(am::host_array::zeros({8, 2}, am::dtype::float32), am::make_named_sharding(m, am::P("x")));
+    auto f = am::jit([](const am::array& a) { return a * 2.0f + 1.0f; }, "scaled_plus_one");
+    for (int i = 0; i < calls; ++i)
+      x = f(x);
+    x.block_until_ready();
+  }
+  auto t = read_trace_file(path);
+  std::set<std::int64_t> devices;
+  std::size_t spans = 0;
+  for (auto& e : t.events) {
+    if (e.cat != "device" || e.ph != "X" || e.name.find("scaled_plus_one") == std::string::npos)
+      continue;
+    ++spans;
+    CHECK(e.name == "scaled_plus_one"); // not scaled_plus_one.s0.d2: one name, one colour
+    devices.insert(e.args.at("device").get<std::int64_t>());
+    CHECK(e.args.at("stage").get<std::int64_t>() >= 0);
+    CHECK_THAT(e.args.at("detail").get<std::string>(), Catch::Contains("in: float32(2, 2) -> out: float32(2, 2)"));
+  }
+  CHECK(spans == 4 * calls);
+  CHECK(devices == std::set<std::int64_t>{0, 1, 2, 3});
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: counter tracks follow the devices' queue depths, and a killed process keeps its last flush",
+          "[unit][trace]") {
+  const auto path = trace_temp_path("counters.json");
+  ::setenv("AM_TRACE_COUNTER_MS", "1", 1);
+  ::setenv("AM_TRACE_FLUSH_SECONDS", "1", 1);
+  {
+    am::runtime rt(traced(path, 2));
+    ::unsetenv("AM_TRACE_COUNTER_MS");
+    ::unsetenv("AM_TRACE_FLUSH_SECONDS");
+    auto d = am::devices()[1];
+    am::value_type t{am::dtype::int64, {4}};
+    auto x = am::upload(d, am::testing::to_bytes(std::vector<std::int64_t>{1, 1, 1, 1}), t);
+    for (int i = 0; i < 5000; ++i) // queued faster than run: the depth rises, then falls to 0
+      x = am::execute(d, am::testing::step_program(1), {x})[0];
+    am::fetch(d, x).get(std::chrono::seconds(30));
+    // The periodic flush wrote the trace so far, before any stop: what a killed process leaves.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!std::filesystem::exists(path) && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    REQUIRE(std::filesystem::exists(path));
+    auto flushed = read_trace_file(path);
+    CHECK(flushed.nesting_error.empty());
+    CHECK(flushed.count("device") > 0);
+  }
+  auto t = read_trace_file(path);
+  std::int64_t highest = -1, last = -1;
+  for (auto& c : t.counters)
+    if (c.name == "queue depth CpuDevice(id=1)") {
+      last = c.args.at("calls").get<std::int64_t>();
+      highest = std::max(highest, last);
+    }
+  CHECK(highest > 0);
+  CHECK(last == 0);
+  bool lanes = false, transfers = false;
+  for (auto& c : t.counters) {
+    lanes = lanes || c.name == "host lanes: tasks queued";
+    transfers = transfers || c.name == "transfers: bytes in flight";
+  }
+  CHECK(lanes);
+  CHECK(transfers);
   std::filesystem::remove(path);
 }
