@@ -1,10 +1,12 @@
-// `actormesh trace summary PATH [--top N] [--png OUT.png] [--width PIXELS]`: per-track busy time,
-// idle gaps and the longest stalls of a Chrome trace file, and its timeline as a PNG.
+// `actormesh trace summary PATH [--top N] [--png OUT.png] [--svg OUT.svg] [--width PIXELS]`:
+// per-track busy time, idle gaps and the longest stalls of a Chrome trace file, and its timeline
+// as a PNG or an SVG.
 // `actormesh trace merge OUT IN...`: several trace files as one.
 #include "tools/commands.hpp"
 #include "tools/launch_trace.hpp"
 #include "tools/trace_png.hpp"
 #include "tools/trace_summary.hpp"
+#include "tools/trace_svg.hpp"
 
 #include "actormesh/actors/errors.hpp"
 
@@ -26,6 +28,7 @@ struct trace_merge_args {
 struct trace_summary_args {
   std::string path;
   std::string png;
+  std::string svg;
   std::size_t top = 5;
   std::size_t names = 15;
   int width = 1600;
@@ -47,6 +50,8 @@ void add_trace_command(CLI::App& app, std::ostream& out) {
   summary->add_option("--png", args->png,
                       trace_png_available() ? "Also draw the timeline into this PNG file"
                                             : "Also draw the timeline into this PNG file (not in this build: no libpng)");
+  summary->add_option("--svg", args->svg,
+                      "Also draw the timeline into this SVG file, with the tracks' names and a legend of span names");
   summary->add_option("--width", args->width, "The picture's width in pixels (default 1600)")
     ->check(CLI::Range(200, 16384));
   summary->callback([args, &out] {
@@ -58,6 +63,10 @@ void add_trace_command(CLI::App& app, std::ostream& out) {
       write_timeline_png(s, args->png, layout);
       fmt::print(out, "timeline: {} ({}x{} pixels, lane i is track i above)\n", args->png, layout.width,
                  layout.height_for(s.tracks.size()));
+    }
+    if (!args->svg.empty()) {
+      write_timeline_svg(s, args->svg, args->width);
+      fmt::print(out, "timeline: {} (SVG, {} pixels wide, lanes named, with a legend)\n", args->svg, args->width);
     }
   });
   auto merge_args = std::make_shared<trace_merge_args>();

@@ -1,4 +1,5 @@
 #include "tools/trace_png.hpp"
+#include "tools/timeline_scale.hpp"
 
 #include "actormesh/actors/errors.hpp"
 
@@ -26,10 +27,6 @@ int timeline_layout::height_for(std::size_t tracks) const {
 bool trace_png_available() noexcept { return AM_HAVE_PNG != 0; }
 
 namespace {
-
-struct rgb {
-  std::uint8_t r, g, b;
-};
 
 /// An RGB canvas with clipped drawing.
 class canvas {
@@ -82,38 +79,6 @@ private:
   std::vector<std::uint8_t> pixels_;
 };
 
-/// A stable colour per event name (FNV-1a into a palette of distinguishable colours).
-rgb colour_of(const std::string& name) {
-  static constexpr std::array<rgb, 10> palette{{{31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {148, 103, 189},
-                                                {140, 86, 75}, {227, 119, 194}, {127, 127, 127}, {188, 189, 34},
-                                                {23, 190, 207}, {57, 59, 121}}};
-  std::uint32_t h = 2166136261u;
-  for (unsigned char c : name)
-    h = (h ^ c) * 16777619u;
-  return palette[h % palette.size()];
-}
-
-/// A tick step of 1, 2 or 5 times a power of ten giving about `wanted` ticks over `span_us`.
-double tick_step(double span_us, int wanted) {
-  double raw = span_us / std::max(wanted, 1);
-  double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * power >= raw)
-      return m * power;
-  return 10 * power;
-}
-
-std::string tick_label(double us, double step) {
-  if (step >= 1e5)
-    return fmt::format("{:g}s", us / 1e6);
-  if (step >= 100)
-    return fmt::format("{:g}ms", us / 1e3);
-  return fmt::format("{:g}us", us);
-}
-
-/// The most ticks the axis has, whatever the trace's times.
-constexpr int max_ticks = 1000;
-
 void draw(canvas& c, const trace_summary& s, const timeline_layout& l) {
   int plot_w = l.width - l.left_margin - 4;
   double span = std::max(s.span.length_us(), 1e-3);
@@ -149,19 +114,7 @@ void draw(canvas& c, const trace_summary& s, const timeline_layout& l) {
     // Spans narrower than a pixel would fill whole pixels and make sparse work look busy: each
     // column is shaded by the share of its time the track's outer spans cover, and only spans
     // two pixels wide or more are drawn as bars of their own colour over that.
-    std::vector<double> covered(static_cast<std::size_t>(l.width), 0.0);
-    double us_per_px = span / plot_w;
-    for (auto& b : t.bars) {
-      if (b.depth != 0)
-        continue;
-      double from = (b.when.start_us - s.span.start_us) / us_per_px, to = (b.when.end_us - s.span.start_us) / us_per_px;
-      for (double col = std::floor(from); col < to && col < plot_w; col += 1) {
-        if (col < 0)
-          continue;
-        auto& share = covered[static_cast<std::size_t>(col)];
-        share = std::min(1.0, share + std::min(to, col + 1) - std::max(from, col));
-      }
-    }
+    const auto covered = column_cover(t, s.span.start_us, span, plot_w);
     for (int col = 0; col < plot_w; ++col)
       if (double share = covered[static_cast<std::size_t>(col)]; share > 0) {
         auto blend = [&](int v) { return static_cast<std::uint8_t>(255 - (255 - v) * std::max(share, 0.15)); };

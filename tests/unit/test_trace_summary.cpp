@@ -5,6 +5,7 @@
 #include "tools/commands.hpp"
 #include "tools/trace_png.hpp"
 #include "tools/trace_summary.hpp"
+#include "tools/trace_svg.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -376,4 +377,33 @@ TEST_CASE("trace summary: a gzip-compressed trace is read as it streams, a broke
   std::ofstream(packed, std::ios::binary | std::ios::trunc) << "\x1f\x8b" << std::string(100, 'z');
   CHECK_THROWS_AS(am::tools::summarize_trace_file(packed.string()), am::value_error);
   CHECK_THROWS_WITH(am::tools::summarize_trace_file(scratch("").string()), Catch::Contains("not a regular file"));
+}
+
+TEST_CASE("trace summary --svg names every lane, has a legend of span names and escapes what it writes",
+          "[trace_summary]") {
+  auto s = am::tools::summarize_trace(hand_made_trace);
+  auto svg = am::tools::timeline_svg(s, 800);
+  CHECK_THAT(svg, Catch::StartsWith("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\""));
+  CHECK_THAT(svg, Catch::EndsWith("</svg>\n"));
+  CHECK_THAT(svg, Catch::Contains(">process 0 / TFRT_CPU_0</text>"));
+  CHECK_THAT(svg, Catch::Contains(">process 0 / host lane</text>"));
+  CHECK_THAT(svg, Catch::Contains(">pid 1 / tid 5</text>"));
+  CHECK_THAT(svg, Catch::Contains("<title>d (100.000 us)</title>")); // a bar's tooltip
+  for (auto& n : s.names)
+    CHECK_THAT(svg, Catch::Contains("<title>" + n.name + "</title>" + n.name + " (")); // the legend
+  // A name with XML's characters and a control byte stays well formed.
+  auto odd = am::tools::summarize_trace(
+    R"([{"ph":"X","name":"a<b>&\"c\"\u0001","pid":1,"tid":1,"ts":0,"dur":50},{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"</text><script>"}}])");
+  auto text = am::tools::timeline_svg(odd, 400);
+  CHECK_THAT(text, Catch::Contains("a&lt;b&gt;&amp;&quot;c&quot; "));
+  CHECK_THAT(text, !Catch::Contains("<script>"));
+  CHECK_THAT(text, Catch::Contains("&lt;/text&gt;&lt;script&gt;"));
+  CHECK_THROWS_WITH(am::tools::timeline_svg(s, 100), Catch::Contains("200 to 16384"));
+  std::string out, err;
+  auto trace = scratch("svg.json");
+  std::ofstream(trace) << hand_made_trace;
+  auto file = scratch("cli.svg");
+  CHECK(run({"trace", "summary", trace.string(), "--svg", file.string(), "--width", "640"}, out, err) == 0);
+  CHECK_THAT(out, Catch::Contains("(SVG, 640 pixels wide, lanes named, with a legend)"));
+  CHECK(std::filesystem::file_size(file) > 500);
 }
