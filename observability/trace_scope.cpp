@@ -40,4 +40,12 @@ std::string stop_trace() {
   return observability::code_trace_stop();
 }
 
+void start_trace(const std::string& path, const trace_schedule& schedule) {
+  observability::code_trace_start(path, schedule);
+}
+
+std::string trace_step() {
+  return observability::code_trace_step();
+}
+
 } // namespace am

@@ -1,6 +1,7 @@
 #include "observability/trace_session.hpp"
 
 #include "observability/trace_buffer.hpp"
+#include "actormesh/observability/trace.hpp"
 #include "observability/trace_clock.hpp"
 #include "observability/trace_sampler.hpp"
 #include "observability/trace_writer.hpp"
@@ -32,6 +33,9 @@ struct session_state {
   bool exit_hook = false;
   std::uint64_t max_events = 0;           ///< the open session's budget
   std::unique_ptr<trace_sampler> sampler; ///< the open session's counter tracks and periodic flushes
+  bool recording = false;                 ///< the open session records (a schedule may still wait)
+  am::trace_schedule schedule;            ///< code's step schedule (active 0: none)
+  int steps = 0;                          ///< trace_step() calls since the session opened
   std::map<std::string, int> runtimes_of; ///< per trace option: how many runtimes opened a session for it
 };
 
@@ -62,7 +66,10 @@ std::string write_and_close(session_state& s) {
     s.sampler.reset();
   }
   stop_recording();
-  auto trace = collect();
+  // A session whose schedule never reached its recording steps has no events of its own (what
+  // collect() would find is an earlier session's).
+  auto trace = s.recording ? collect() : collected_trace{};
+  s.recording = false;
   report_losses(trace, s.path, s.max_events);
   auto text = trace_json(trace, s.info);
   s.by = owner::none;
@@ -108,12 +115,30 @@ void open(session_state& s, owner by, const std::string& file, const char* what)
     s.exit_hook = true;
   }
   s.max_events = trace_max_events();
+  s.schedule = {};
+  s.steps = 0;
+  s.recording = false;
+}
+
+/// Starts (or, after a schedule's warm-up, starts again, forgetting the warm-up's events) the open
+/// session's recording and its sampler; under the state's mutex.
+void begin_recording(session_state& s) {
+  if (s.sampler) {
+    s.sampler->stop();
+    s.sampler.reset();
+  }
   const auto full = trace_when_full();
   start_recording(s.max_events, full);
+  s.recording = true;
   auto settings = sampler_settings_from_environment();
   if (full == when_full::ring)
     settings.flush_interval = std::chrono::milliseconds(0); // a ring's slots are written over while read
   s.sampler = std::make_unique<trace_sampler>(settings, flush_now);
+}
+
+/// Whether a schedule asks to record (or warm up) from the session's current step on.
+bool schedule_records_at(const am::trace_schedule& schedule, int step) {
+  return step >= schedule.wait;
 }
 
 } // namespace
@@ -173,6 +198,7 @@ void runtime_trace_open(const std::string& path, int process, int processes) {
     const int runtime = ++s.runtimes_of[path];
     open(s, owner::runtime, trace_file_of(numbered_trace_path(path, runtime), process, processes),
          "trace (AM_TRACE, --am-trace)");
+    begin_recording(s);
   }
   s.info.process = process;
   s.info.processes = processes;
@@ -207,12 +233,36 @@ void runtime_trace_stop() noexcept {
   }
 }
 
-void code_trace_start(const std::string& path) {
+void code_trace_start(const std::string& path, const am::trace_schedule& schedule) {
+  if (schedule.wait < 0 || schedule.warmup < 0 || schedule.active < 0)
+    throw value_error("start_trace: the schedule's wait, warmup and active must be 0 or more, not "
+                      + std::to_string(schedule.wait) + ", " + std::to_string(schedule.warmup) + ", "
+                      + std::to_string(schedule.active));
   auto& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.by != owner::none)
     throw value_error("start_trace: a trace is already being recorded (to '" + s.path + "')");
   open(s, owner::code, path, "start_trace");
+  s.schedule = schedule;
+  if (schedule.active == 0 || schedule_records_at(schedule, 0))
+    begin_recording(s);
+}
+
+std::string code_trace_step() {
+  auto& s = session();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.by != owner::code || s.schedule.active == 0)
+    return "";
+  const int step = ++s.steps;
+  const auto& plan = s.schedule;
+  if (step == plan.wait || (step == plan.wait + plan.warmup && plan.warmup > 0))
+    begin_recording(s); // the warm-up begins, or the active steps do (the warm-up's events dropped)
+  if (step < plan.wait + plan.warmup + plan.active)
+    return "";
+  auto why = write_and_close(s);
+  if (!why.empty())
+    throw runtime_error("trace_step: cannot write the trace to '" + s.path + "': " + why);
+  return s.path;
 }
 
 std::string code_trace_stop() {

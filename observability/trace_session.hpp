@@ -5,6 +5,7 @@
 #pragma once
 
 #include "observability/trace_buffer.hpp"
+#include "actormesh/observability/trace.hpp"
 
 #include <string>
 
@@ -44,8 +45,15 @@ void runtime_trace_joined(detail::cluster_services& cluster);
 /// write is logged as an error naming the file and why.
 void runtime_trace_stop() noexcept;
 
-/// Opens a session for `path`, started by code (am::start_trace). Throws like runtime_trace_start.
-void code_trace_start(const std::string& path);
+/// Opens a session for `path`, started by code (am::start_trace), recording now or, with a
+/// schedule, from its steps on. Throws like runtime_trace_start, and am::value_error for a
+/// negative count in the schedule.
+void code_trace_start(const std::string& path, const am::trace_schedule& schedule = {});
+
+/// One step of code's schedule (am::trace_step): begins the warm-up or the active steps when
+/// their step comes, and writes and closes the session after its last active step, returning the
+/// file then ("" otherwise, and when no scheduled session is open).
+std::string code_trace_step();
 
 /// Writes and closes the session code started; returns the file ("" when none was open). Throws
 /// am::runtime_error when the file cannot be written.

@@ -140,3 +140,40 @@ TEST_CASE("trace: names with control characters and bytes that are not UTF-8 sta
   CHECK(t.count("user", "bad \xef\xbf\xbd\xef\xbf\xbd byte, good \xc3\xa9") == 1);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("trace: a step schedule skips its wait, drops its warm-up and writes after its active steps",
+          "[unit][trace]") {
+  const auto path = trace_temp_path("schedule.json");
+  std::filesystem::remove(path);
+  am::start_trace(path, am::trace_schedule{2, 1, 3});
+  std::vector<std::string> written;
+  for (int step = 0; step < 8; ++step) {
+    CHECK(am::trace_enabled() == (step >= 2 && step < 6));
+    { am::trace_scope s("step " + std::to_string(step)); } // the step's work, then its end
+    if (auto file = am::trace_step(); !file.empty())
+      written.push_back(file);
+  }
+  CHECK(written == std::vector<std::string>{path});
+  auto t = read_trace_file(path);
+  for (int step = 0; step < 8; ++step) {
+    CAPTURE(step);
+    // Steps 0 and 1 wait, step 2 is the warm-up (recorded, then dropped when the active steps
+    // began), steps 3..5 are kept, and nothing after them is recorded.
+    CHECK(t.count("user", "step " + std::to_string(step)) == (step >= 3 && step <= 5 ? 1u : 0u));
+  }
+  CHECK(am::trace_step().empty()); // no schedule open: nothing
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: a schedule stopped early writes what it kept, and bad schedules are refused", "[unit][trace]") {
+  const auto path = trace_temp_path("schedule_early.json");
+  am::start_trace(path, am::trace_schedule{5, 0, 2});
+  am::trace_step();
+  CHECK_FALSE(am::trace_enabled());
+  CHECK(am::stop_trace() == path); // still waiting: an empty, valid trace
+  auto t = read_trace_file(path);
+  CHECK(t.events.empty());
+  CHECK_THROWS_WITH(am::start_trace(path, am::trace_schedule{-1, 0, 1}), Catch::Contains("0 or more"));
+  CHECK_FALSE(am::trace_enabled());
+  std::filesystem::remove(path);
+}
