@@ -2,6 +2,8 @@
 
 #include <actormesh.hpp>
 
+#include "sharding/detail/addressable.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -223,7 +225,10 @@ stress_report run_stress_mix(const stress_config& config,
   std::unique_lock<std::mutex> one_run(run_guard, std::try_to_lock);
   if (!one_run.owns_lock())
     throw runtime_error("stress: another stress run is in progress in this process");
-  auto devs = devices();
+  // The devices this process may call: all of them for a single controller (or alone), its own
+  // under a multi-controller launch (`actormesh launch -n N -- actormesh stress`), where another
+  // process's devices are not addressable here.
+  auto devs = detail::drives_every_device() ? devices() : local_devices();
   {
     std::lock_guard<std::mutex> guard(logs_mutex);
     function_logs.assign(config.colocated ? static_cast<std::size_t>(config.threads) : 0, {});

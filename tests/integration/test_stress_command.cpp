@@ -1,6 +1,6 @@
 // `actormesh stress` as a user runs it: the real tool, locally and as the controller of worker
 // processes it starts on loopback (array operations alone, and the whole mix with its colocated
-// calls running in the workers); its report, its exit status, its plain progress lines when its
+// calls running in the workers), and under `actormesh launch` (each process on its own devices); its report, its exit status, its plain progress lines when its
 // output is not a terminal, and its refusals.
 #include "support/build_paths.hpp"
 #include "support/process.hpp"
@@ -53,6 +53,19 @@ TEST_CASE("stress: colocated calls, objects and arrays from 4 threads run in 2 w
   CHECK(r.output.find("rounds: 240, calls: 960") != std::string::npos);
   CHECK(r.output.find("order violations: 0\n") != std::string::npos);
   CHECK(r.output.find("errors: 0\n") != std::string::npos);
+}
+
+TEST_CASE("stress: each process of actormesh launch -n 2 stresses its own devices", "[integration][stress_command]") {
+  const auto tool = am::testing::tool_path();
+  auto r = am::testing::run_command("env AM_LOG=error '" + tool + "' launch -n 2 --cpu-devices 2 --timeout 200 -- '" + tool
+                                      + "' stress --threads 2 --calls 20 2>&1",
+                                    240);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  for (const char* p : {"[0] ", "[1] "}) {
+    CHECK_THAT(r.output, Catch::Contains(std::string(p) + "order violations: 0"));
+    CHECK_THAT(r.output, Catch::Contains(std::string(p) + "errors: 0"));
+  }
 }
 
 TEST_CASE("stress: bad arguments are refused with status 2",
