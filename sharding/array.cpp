@@ -10,6 +10,8 @@
 #include "actormesh/sharding/detail/trace.hpp"
 #include "actormesh/sharding/single_device_sharding.hpp"
 
+#include <algorithm>
+#include <unordered_map>
 #include <cstring>
 
 namespace am {
@@ -39,6 +41,13 @@ std::vector<shard> array::addressable_shards() const {
   for (auto& s : *all)
     if (detail::is_addressable(s.device))
       mine.push_back(s);
+  // In the sharding's device order (a mesh's devices as laid out), as JAX lists them.
+  std::unordered_map<int, std::size_t> position; // device id -> its place in the sharding
+  const auto& order = sharding()->device_assignment();
+  for (std::size_t i = 0; i < order.size(); ++i)
+    position.emplace(order[i].id, i);
+  std::stable_sort(mine.begin(), mine.end(),
+                   [&](const shard& a, const shard& b) { return position[a.device.id] < position[b.device.id]; });
   return mine;
 }
 
@@ -163,20 +172,44 @@ array device_put(const host_array& data, const sharding_ptr& s) {
   return array(std::move(st));
 }
 
-array shard_data(const array& x, const shard& s) {
-  auto& from = detail::concrete_state(x);
+namespace {
+
+/// Throws am::value_error, `what` naming the caller, unless shard `s` is on this process's devices.
+void check_addressable(const shard& s, const char* what) {
   if (!detail::is_addressable(s.device))
-    throw value_error("shard_data: the shard on " + am::to_string(s.device) + " is not addressable from process "
-                      + std::to_string(process_index()));
+    throw value_error(std::string(what) + ": the shard on " + am::to_string(s.device)
+                      + " is not addressable from process " + std::to_string(process_index()));
+}
+
+/// The single-device array of shard `s` (addressable), its elements of type `type`.
+array single_shard_array(const shard& s, am::dtype type) {
   auto st = std::make_shared<detail::array_state>();
   st->shape = detail::extents(s.index);
-  st->type = from.type;
+  st->type = type;
   st->layout = make_single_device_sharding(s.device);
   shard_index whole;
   for (auto n : st->shape)
     whole.push_back({0, n});
   st->set_shards({shard{s.device, whole, 0, s.data}});
   return array(std::move(st));
+}
+
+} // namespace
+
+array shard_data(const array& x, const shard& s) {
+  auto& from = detail::concrete_state(x);
+  check_addressable(s, "shard_data");
+  return single_shard_array(s, from.type);
+}
+
+host_array shard::to_host() const {
+  check_addressable(*this, "shard.to_host");
+  const auto type = data.get()->dtype(); // waits for the device; rethrows its error
+  return single_shard_array(*this, type).to_host();
+}
+
+bool is_same(const array& a, const array& b) noexcept {
+  return a.state() == b.state();
 }
 
 array device_put(const host_array& data, const device& d) {

@@ -29,6 +29,11 @@ struct shard {
   shard_index index;
   int replica_id = 0;
   shard_future data;
+
+  /// This shard's block copied to the host (JAX's `shard.data` then `np.asarray`): waits for the
+  /// device, rethrows the error it reported. The device must be this process's (am::value_error
+  /// otherwise, as shard_data).
+  host_array to_host() const;
 };
 
 /// A global array. Copies share the array (like Python references): deleting one deletes all.
@@ -52,8 +57,9 @@ public:
   /// How the array is laid out over devices.
   const sharding_ptr& sharding() const;
 
-  /// The shards on devices of this process, in device-id order (replicas included). A copy: the
-  /// array may be deleted by another thread while the caller looks at it.
+  /// The shards on devices of this process (replicas included), in the order of the sharding's
+  /// devices (a mesh's devices as laid out, not their ids), as JAX lists them. A copy: the array
+  /// may be deleted by another thread while the caller looks at it.
   std::vector<shard> addressable_shards() const;
 
   /// True when every device of the sharding belongs to this process (always in local mode):
@@ -98,6 +104,11 @@ private:
 
   std::shared_ptr<detail::array_state> state_;
 };
+
+/// True when `a` and `b` are the same array, copies of one handle (Python's `a is b` on jax.Arrays):
+/// deleting one deletes the other. `device_put(x, x.sharding())` is x itself; an operation's
+/// result never is. Two empty handles are the same.
+bool is_same(const array& a, const array& b) noexcept;
 
 /// The single-device array holding one shard's data (JAX's `shard.data`): shares the shard's
 /// buffer, so `shard_data(x, s).to_host()` copies only that block. The shard must be one of x's
