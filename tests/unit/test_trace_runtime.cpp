@@ -179,7 +179,7 @@ TEST_CASE("trace: counter tracks follow the devices' queue depths, and a killed 
     auto d = am::devices()[1];
     am::value_type t{am::dtype::int64, {4}};
     auto x = am::upload(d, am::testing::to_bytes(std::vector<std::int64_t>{1, 1, 1, 1}), t);
-    for (int i = 0; i < 5000; ++i) // queued faster than run: the depth rises, then falls to 0
+    for (int i = 0; i < 20000; ++i) // queued faster than run (tens of ms): the depth rises, then falls to 0
       x = am::execute(d, am::testing::step_program(1), {x})[0];
     am::fetch(d, x).get(std::chrono::seconds(30));
     // The periodic flush wrote the trace so far, before any stop: what a killed process leaves.
