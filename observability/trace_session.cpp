@@ -85,7 +85,7 @@ std::string write_and_close(session_state& s) {
 void flush_now() {
   auto& s = session();
   std::unique_lock<std::mutex> lock(s.mutex, std::try_to_lock);
-  if (!lock.owns_lock() || s.by == owner::none)
+  if (!lock.owns_lock() || s.by == owner::none || !s.recording)
     return;
   auto why = write_text_file(s.path, trace_json(collect(), s.info));
   if (!why.empty())
