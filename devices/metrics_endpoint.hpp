@@ -45,7 +45,7 @@ private:
 /// (so that the processes of one machine do not collide), or 0 (a free one) when base is 0.
 int metrics_port_of(int base, int process);
 
-/// The text Prometheus reads for one snapshot of counters (for tests and `actormesh info`).
+/// The text Prometheus reads for one snapshot of `rt`'s counters (what a scrape gets; tests read it directly).
 std::string metrics_text(const runtime_context& rt);
 
 } // namespace am::detail
