@@ -1,5 +1,6 @@
 #include "devices/metrics_endpoint.hpp"
 
+#include "cluster/listen_socket.hpp"
 #include "devices/runtime_context.hpp"
 #include "devices/stats_snapshot.hpp"
 
@@ -9,11 +10,8 @@
 #include <prometheus/text_serializer.h>
 
 #include <microhttpd.h>
-#include <netdb.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 
 
@@ -121,10 +119,6 @@ std::vector<MetricFamily> collect_counters(const runtime_context& rt) {
   return f.take();
 }
 
-} // namespace
-
-namespace {
-
 /// A reply of `status` with `body`; MHD_NO when it cannot be queued (the connection is then closed).
 MHD_Result reply(MHD_Connection* connection, unsigned status, const std::string& body, const char* type) {
   MHD_Response* response =
@@ -162,47 +156,22 @@ MHD_Result answer(void* cls, MHD_Connection* connection, const char* url, const 
   }
 }
 
-/// A listening TCP socket on `host`:`port`, or am::value_error naming `address` and why.
-int listen_on(const std::string& host, int port, const std::string& address) {
-  auto refuse = [&](const std::string& why) {
-    throw value_error("metrics endpoint (AM_METRICS_PORT, --am-metrics-port): cannot listen on " + address + ": " + why);
-  };
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
-    refuse(::gai_strerror(rc));
-  std::string why = "no address";
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) {
-      why = std::strerror(errno);
-      continue;
-    }
-    const int on = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on); // a port in TIME_WAIT, not one in use
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 64) != 0) {
-      why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0)
-    refuse(why);
-  return fd;
+/// `host` as it stands before ":port": an IPv6 address in brackets.
+std::string bracketed(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
 } // namespace
 
 metrics_endpoint::metrics_endpoint(const runtime_context& rt, const std::string& host, int port)
     : host_(host), rt_(rt) {
-  const bool ipv6 = host.find(':') != std::string::npos;
-  const std::string address = (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-  listen_fd_ = listen_on(host, port, address);
+  const std::string address = bracketed(host) + ":" + std::to_string(port);
+  auto socket = listen_socket(host, static_cast<std::uint16_t>(port), 64, false);
+  if (socket.fd < 0)
+    throw value_error("metrics endpoint (AM_METRICS_PORT, --am-metrics-port): cannot listen on " + address + ": "
+                      + socket.why);
+  listen_fd_ = socket.fd;
+  port_ = socket.port;
   // MHD_USE_ITC lets the destructor take the socket back (MHD_quiesce_daemon) before stopping.
   daemon_ = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC, 0, nullptr, nullptr, &answer,
                              const_cast<runtime_context*>(&rt_), MHD_OPTION_LISTEN_SOCKET, listen_fd_,
@@ -213,8 +182,6 @@ metrics_endpoint::metrics_endpoint(const runtime_context& rt, const std::string&
     throw value_error("metrics endpoint (AM_METRICS_PORT, --am-metrics-port): the HTTP server did not start on "
                       + address);
   }
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
-  port_ = info != nullptr && info->port != 0 ? info->port : port;
 }
 
 metrics_endpoint::~metrics_endpoint() {
@@ -225,8 +192,7 @@ metrics_endpoint::~metrics_endpoint() {
 }
 
 std::string metrics_endpoint::url() const {
-  const bool ipv6 = host_.find(':') != std::string::npos;
-  return "http://" + (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_) + "/metrics";
+  return "http://" + bracketed(host_) + ":" + std::to_string(port_) + "/metrics";
 }
 
 int metrics_port_of(int base, int process) {

@@ -91,7 +91,7 @@ runtime_counters read_runtime_counters(const runtime_context& rt) {
 runtime_stats_snapshot runtime_stats() {
   auto rt = detail::current_context();
   auto counters = detail::read_runtime_counters(*rt);
-  auto& s = counters.snapshot;
+  auto s = std::move(counters.snapshot);
   const auto now = steady_ns();
   auto& prev = previous();
   std::lock_guard<std::mutex> guard(prev.mutex);
@@ -117,7 +117,7 @@ runtime_stats_snapshot runtime_stats() {
   prev.at_ns = now;
   prev.devices = std::move(device_counts);
   prev.lanes = std::move(lane_counts);
-  return std::move(s);
+  return s;
 }
 
 } // namespace am

@@ -52,7 +52,9 @@ std::pair<std::string, std::int64_t> operation_and_stage(const std::string& name
         return false;
     return true;
   };
-  if (s == std::string::npos || s == 0 || !digits(s + 2, d) || !digits(d + 2, name.size()) || d - s > 12)
+  constexpr std::size_t most_stage_digits = 9; // std::stoll below never overflows
+  if (s == std::string::npos || s == 0 || !digits(s + 2, d) || !digits(d + 2, name.size())
+      || d - (s + 2) > most_stage_digits)
     return {name, -1};
   return {name.substr(0, s), std::stoll(name.substr(s + 2, d - s - 2))};
 }

@@ -70,15 +70,15 @@ std::string merge_trace_files(const std::vector<std::string>& inputs, const std:
     for (auto& e : own)
       if (const json* pid = integer_pid(e))
         pids.insert(pid->get<std::int64_t>());
+    // A pid an earlier file took gets the next one that neither uses.
     std::map<std::int64_t, std::int64_t> renamed;
+    std::int64_t next_free = std::max(taken.empty() ? 0 : *taken.rbegin(), pids.empty() ? 0 : *pids.rbegin()) + 1;
     for (auto pid : pids)
       if (taken.count(pid) > 0) {
-        std::int64_t free = std::max(*taken.rbegin(), *pids.rbegin()) + 1;
-        for (auto& [from, to] : renamed)
-          free = std::max(free, to + 1);
-        renamed[pid] = free;
-        notes << "trace merge: " << path << ": its pid " << pid << " is pid " << free
+        renamed[pid] = next_free;
+        notes << "trace merge: " << path << ": its pid " << pid << " is pid " << next_free
               << " in the merged trace (an earlier file has pid " << pid << ")\n";
+        ++next_free;
       }
     for (auto& e : own) {
       if (const json* pid = integer_pid(e))

@@ -2,6 +2,7 @@
 
 #include "cluster/guard/guard_protocol.hpp"
 #include "cluster/guard/guarded_scribe.hpp"
+#include "cluster/listen_socket.hpp"
 #include "actors/detail/log.hpp"
 #include "actormesh/actors/errors.hpp"
 
@@ -54,41 +55,11 @@ std::string peer_address(const sockaddr_storage& addr) {
 }
 
 int bind_listener(const std::string& address, std::uint16_t port, std::uint16_t& bound_port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  auto service = std::to_string(port);
-  if (int rc = ::getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints, &found); rc != 0)
-    throw runtime_error("The coordinator cannot listen on " + address + ":" + service + ": " + ::gai_strerror(rc));
-  std::string why = "no address";
-  int fd = -1;
-  for (auto* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-    if (fd < 0) {
-      why = std::strerror(errno);
-      if (errno == EMFILE || errno == ENFILE)
-        why += " (this process is at its file descriptor limit)";
-      continue;
-    }
-    int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 128) != 0) {
-      why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0)
-    throw runtime_error("The coordinator cannot listen on " + address + ":" + service + ": " + why);
-  sockaddr_storage local{};
-  socklen_t len = sizeof local;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len);
-  bound_port = ntohs(local.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6&>(local).sin6_port
-                                                 : reinterpret_cast<sockaddr_in&>(local).sin_port);
-  return fd;
+  auto socket = listen_socket(address, port, 128, true);
+  if (socket.fd < 0)
+    throw runtime_error("The coordinator cannot listen on " + address + ":" + std::to_string(port) + ": " + socket.why);
+  bound_port = socket.port;
+  return socket.fd;
 }
 
 } // namespace

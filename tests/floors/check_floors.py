@@ -62,10 +62,7 @@ def self_check():
     and the hub above devices/."""
     with tempfile.TemporaryDirectory() as tree:
         def write(relative, text):
-            path = os.path.join(tree, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+            checker_cli.write_file(tree, relative, text)
         write("actors/a.hpp", '#include "actors/b.hpp"\n')
         write("devices/d.cpp", '#include "actors/a.hpp"\n#include "devices/detail/runtime_impl.hpp"\n')
         if violations(tree):

@@ -113,10 +113,7 @@ def self_check():
     """The check refuses a public header named by its tree path and accepts internal headers so named."""
     with tempfile.TemporaryDirectory() as tree:
         def write(relative, text):
-            path = os.path.join(tree, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+            checker_cli.write_file(tree, relative, text)
         def guarded(name, body):
             guard = guard_of(name)
             return f"// {name}\n#ifndef {guard}\n#define {guard}\n{body}#endif // {guard}\n"

@@ -1,7 +1,16 @@
-"""The command line the tree checkers share: --source ROOT checks the repository, --self-check checks
-the checker on made-up trees."""
+"""What the tree checkers share: the command line (--source ROOT checks the repository, --self-check
+checks the checker on made-up trees) and writing those trees."""
 import argparse
+import os
 import sys
+
+
+def write_file(tree, relative, text):
+    """Writes `text` to `relative` under `tree`, making its folders."""
+    path = os.path.join(tree, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def run(description, check, self_check):
