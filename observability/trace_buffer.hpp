@@ -63,6 +63,11 @@ struct trace_event {
   std::int64_t b = 0;
   const char* c_key = nullptr;
   std::int64_t c = 0;
+  /// An arrow (a Chrome "flow" event) that starts at this span or, when `flow_end`, ends at it:
+  /// the writer pairs the ends that carry one id (0: no arrow). The id is unique in the process
+  /// (trace_hooks: a device call's caller, sequence number and device).
+  std::uint64_t flow = 0;
+  bool flow_end = false;
 };
 
 /// Records `e` into this thread's buffer (dropped, and counted, once the budget is spent).

@@ -138,6 +138,25 @@ trace_span program_span(const device& d, const std::shared_ptr<const program>& p
   return s;
 }
 
+std::uint64_t call_flow_id(const device& d, const call_header& h) noexcept {
+  // splitmix64's finalizer over the three parts: distinct calls get distinct ids but by chance.
+  auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  const std::uint64_t id = mix(mix(mix(static_cast<std::uint64_t>(d.id)) ^ h.caller) ^ h.seq);
+  return id == 0 ? 1 : id; // 0 means "no arrow"
+}
+
+trace_span dispatch_span(const char* name, const std::shared_ptr<const program>* code) noexcept {
+  trace_span s(this_thread_track(), "call", name);
+  if (s.active() && code != nullptr && *code)
+    s.event().text = program_texts(*code).name;
+  return s;
+}
+
 trace_span upload_span(const device& d, const value_type& type) noexcept {
   trace_span s(device_track(d), "device", "upload");
   if (s.active()) {

@@ -1,7 +1,7 @@
 /// The trace hooks the runtime calls: each is one line at its site, and costs one
 /// relaxed load and a predictable branch while no trace is recorded. Where they sit:
 ///   devices/detail/device_actor.cpp   device programs, uploads, fetches; admit, stall, resume
-///   devices/calls.cpp                 lane sends (a take message to a device)
+///   devices/detail/actor_endpoint.cpp  dispatch spans and lane sends (a take message to a device)
 ///   devices/detail/host_actor.cpp      host-lane tasks
 ///   colocated/                        colocated calls (caller side) and bodies (where they run)
 ///   devices/collectives/shard_transfers.cpp  shard transfers between processes
@@ -9,6 +9,7 @@
 /// Internal.
 #pragma once
 
+#include "actormesh/actors/lane.hpp"
 #include "observability/trace_buffer.hpp"
 
 #include <cstdint>
@@ -54,12 +55,17 @@ trace_span upload_span(const device& d, const value_type& type) noexcept;
 /// A fetch's span on the device's track.
 trace_span fetch_span(const device& d) noexcept;
 
-/// The span of one piece of device work (a program, upload or fetch call of devices/detail).
+/// The id of the arrow from the caller's dispatch span of call `h` to device `device`'s span that
+/// runs it: both ends know the call's header and the device, so nothing more travels with the call.
+std::uint64_t call_flow_id(const device& d, const call_header& h) noexcept;
+
+/// The span of one piece of device work (a program, upload or fetch call of devices/detail), where
+/// the arrow of call `h` from its caller ends.
 template <class Work>
-trace_span device_work_span(const device& d, const Work& work) noexcept {
+trace_span device_work_span(const device& d, const Work& work, const call_header& h) noexcept {
   if (!tracing())
     return {};
-  return std::visit(
+  auto span = std::visit(
     [&](const auto& call) -> trace_span {
       if constexpr (requires { call.code; })
         return program_span(d, call.code);
@@ -69,6 +75,39 @@ trace_span device_work_span(const device& d, const Work& work) noexcept {
         return fetch_span(d);
     },
     work);
+  if (span.active()) {
+    span.event().flow = call_flow_id(d, h);
+    span.event().flow_end = true;
+  }
+  return span;
+}
+
+/// The caller's span around queueing a device call, on the calling thread's track: `name` is
+/// "dispatch" (a program, its operation's name as the detail), "dispatch upload" or "dispatch
+/// fetch". Once the call is queued, starts_flow() starts its arrow to the device's span.
+trace_span dispatch_span(const char* name, const std::shared_ptr<const program>* code) noexcept;
+
+/// The dispatch span of one piece of device work.
+template <class Work>
+trace_span device_dispatch_span(const Work& work) noexcept {
+  if (!tracing())
+    return {};
+  return std::visit(
+    [&](const auto& call) -> trace_span {
+      if constexpr (requires { call.code; })
+        return dispatch_span("dispatch", &call.code);
+      else if constexpr (requires { call.type; })
+        return dispatch_span("dispatch upload", nullptr);
+      else
+        return dispatch_span("dispatch fetch", nullptr);
+    },
+    work);
+}
+
+/// Starts, at `dispatch`, the arrow of call `h` (queued for device `d`).
+inline void starts_flow(trace_span& dispatch, const device& d, const call_header& h) noexcept {
+  if (dispatch.active())
+    dispatch.event().flow = call_flow_id(d, h);
 }
 
 namespace trace_detail {

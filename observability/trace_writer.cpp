@@ -100,7 +100,32 @@ void nest(std::vector<placed>& track_events) {
   }
 }
 
+/// The flow event ("s" at the arrow's start, "f" bound to its enclosing slice at the end) of the
+/// complete event `p`, placed in the middle of it so that the slice encloses it.
+void append_flow(std::string& out, const placed& p, const std::string& pid, int pid_number) {
+  const auto& e = p.ev->e;
+  out += e.flow_end ? "{\"name\":\"call\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":\""
+                    : "{\"name\":\"call\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":\"";
+  out += flow_id_text(flow_id_in_file(e.flow, pid_number));
+  out += "\",\"ts\":";
+  append_us(out, p.ts + e.dur_ns / 2);
+  out += ",\"pid\":" + pid + ",\"tid\":" + std::to_string(p.tid) + "}";
+}
+
 } // namespace
+
+std::uint64_t flow_id_in_file(std::uint64_t id, std::int64_t salt) noexcept {
+  std::uint64_t x = id ^ (static_cast<std::uint64_t>(salt) * 0x9e3779b97f4a7c15ull);
+  x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdull;
+  x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+std::string flow_id_text(std::uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(id));
+  return buf;
+}
 
 std::string trace_json(const collected_trace& trace, const trace_process_info& info) {
   std::map<std::uint32_t, std::vector<placed>> by_track;
@@ -180,6 +205,10 @@ std::string trace_json(const collected_trace& trace, const trace_process_info& i
         out += ':' + std::to_string(value);
       }
       out += "}}";
+      if (e.flow != 0 && e.dur_ns >= 0) {
+        begin_event();
+        append_flow(out, p, pid, trace_pid_of(info.process));
+      }
     }
   }
   for (auto tid : tids) {

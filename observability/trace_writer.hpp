@@ -1,6 +1,7 @@
 /// Writes a collected trace as Chrome's trace event JSON ({"traceEvents": [...], "displayTimeUnit":
 /// "ns", "otherData": {...}}): "X" complete events and "i" instants with ts and dur in microseconds,
-/// "M" metadata naming the process and every track. Events are nested per track: an event that
+/// "M" metadata naming the process and every track, and "s"/"f" flow events for the arrows from a
+/// caller's dispatch span to the device span that ran the call. Events are nested per track: an event that
 /// overlaps another on its track without nesting in it goes to a sibling track ("<name> (overlap
 /// k)"), so every track is well nested as Perfetto and chrome://tracing require. Internal.
 #pragma once
@@ -32,6 +33,15 @@ inline constexpr int trace_pid_of(int process) noexcept {
 inline constexpr std::uint32_t overlap_track(std::uint32_t track, std::uint32_t k) noexcept {
   return track + k * 1000000u;
 }
+
+/// A flow arrow's id as written in a trace file: `id` (unique in its process) mixed with `salt`
+/// (the process's pid; `trace merge` uses it again for a file whose pids it renumbers), so that
+/// the arrows of several processes merged into one file do not share ids.
+std::uint64_t flow_id_in_file(std::uint64_t id, std::int64_t salt) noexcept;
+
+/// An id as Chrome's trace format writes it, a string of "0x" and hex digits (a JSON number would
+/// lose digits past 2^53 in JavaScript viewers).
+std::string flow_id_text(std::uint64_t id);
 
 /// The JSON text of `trace`.
 std::string trace_json(const collected_trace& trace, const trace_process_info& info);

@@ -38,6 +38,29 @@ const json* integer_pid(const json& event) {
   return it != event.end() && it->is_number_integer() ? &*it : nullptr;
 }
 
+/// Gives the flow event `e` ("s", "t" or "f") of a file whose pids were renumbered a new id, the
+/// same for every event of that file with its old id, so that its arrows stay paired and cannot
+/// join an earlier file's arrows of the same id (two runs of one program repeat their ids).
+void rename_flow(json& e, std::int64_t salt) {
+  auto ph = e.find("ph");
+  if (ph == e.end() || !ph->is_string())
+    return;
+  const auto& phase = ph->get_ref<const std::string&>();
+  if (phase != "s" && phase != "t" && phase != "f")
+    return;
+  auto id = e.find("id");
+  if (id == e.end())
+    return;
+  std::uint64_t old = 0;
+  if (id->is_number_unsigned() || id->is_number_integer())
+    old = id->get<std::uint64_t>();
+  else if (id->is_string())
+    old = std::strtoull(id->get_ref<const std::string&>().c_str(), nullptr, 16); // "0x.." or bare hex
+  else
+    return;
+  *id = observability::flow_id_text(observability::flow_id_in_file(old, salt));
+}
+
 /// The rank files of processes first .. first + processes - 1 for the trace file `base`.
 std::vector<std::string> rank_files(const std::string& base, int first, int processes, int world) {
   std::vector<std::string> out;
@@ -84,6 +107,8 @@ std::string merge_trace_files(const std::vector<std::string>& inputs, const std:
       if (const json* pid = integer_pid(e))
         if (auto it = renamed.find(pid->get<std::int64_t>()); it != renamed.end())
           e["pid"] = it->second;
+      if (!renamed.empty())
+        rename_flow(e, renamed.begin()->second);
       events.push_back(std::move(e));
     }
     for (auto pid : pids)

@@ -23,15 +23,19 @@ public:
 
   /// Queues `work` as the next call of the lane. Returns true when the caller must send a take
   /// message (none is pending). On a closed outbox the work is dropped here (its promises fail) and
-  /// false is returned.
+  /// false is returned. When `queued_as` is given, the call's header is stored there once queued
+  /// (a trace names the call by it); it is left as it was when the outbox is closed.
   template <class Work>
-  bool push(Work&& work) {
+  bool push(Work&& work, call_header* queued_as = nullptr) {
     std::unique_lock<std::mutex> guard(mutex_);
     if (closed_) {
       guard.unlock();
       return false; // `work` is destroyed by the caller, outside the lock
     }
-    calls_.push_back(Call{call_header{caller_, next_seq_++}, std::forward<Work>(work)});
+    const call_header header{caller_, next_seq_++};
+    if (queued_as != nullptr)
+      *queued_as = header;
+    calls_.push_back(Call{header, std::forward<Work>(work)});
     if (take_pending_)
       return false;
     take_pending_ = true;

@@ -35,10 +35,14 @@ void actor_endpoint::send_in_lane(runtime_impl& rt, const std::shared_ptr<device
   runtime_impl::call_guard issuing(rt); // stop() waits for this call to be queued or refused
   if (auto* counters = stats::device(dev.id))
     counters->queued.fetch_add(1, std::memory_order_relaxed);
-  if (box->push(std::move(work))) {
+  auto dispatch = observability::device_dispatch_span(work); // the caller's end of the call's arrow
+  call_header queued_as{}; // caller 0: not queued (no caller has id 0)
+  if (box->push(std::move(work), dispatch.active() ? &queued_as : nullptr)) {
     observability::trace_send(dev); // a take message: the lane's message to the device
     caf::anon_send(actor, device_batch{box});
   }
+  if (queued_as.caller != 0)
+    observability::starts_flow(dispatch, dev, queued_as);
 }
 
 std::vector<shard_future> actor_endpoint::execute(runtime_impl& rt, std::shared_ptr<const program> code,

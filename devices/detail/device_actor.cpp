@@ -59,13 +59,13 @@ struct device_state {
   device dev;
   std::unique_ptr<device_executor> executor;
   stop_signal_ptr stop;
-  in_order_admission<device_work> admission;
+  in_order_admission<device_call> admission;
   /// Admitted work held back, per caller and in that caller's order, because the caller's first
   /// held item waits for an input from elsewhere. Per caller, not one queue for the device: a call
   /// only waits for its own caller's earlier calls. One queue let a call that reached this device
   /// early (its caller's batch came first) wait behind another caller's call whose input was queued
   /// on another device behind a call waiting for this one: a cycle that left every device idle.
-  std::unordered_map<caller_id, std::deque<device_work>> stalled;
+  std::unordered_map<caller_id, std::deque<device_call>> stalled;
   /// The calls taken from an outbox, being handled (kept to reuse its storage).
   std::deque<device_call> batch;
   stats::device_counters* counters = nullptr; ///< calls run, for am::runtime_stats()
@@ -74,7 +74,8 @@ struct device_state {
 
 using device_actor = caf::stateful_actor<device_state>;
 
-void execute(device_state& st, device_work& work) {
+void execute(device_state& st, device_call& call) {
+  auto& work = call.work;
   if (st.counters)
     st.counters->executed.fetch_add(1, std::memory_order_relaxed);
   // After stop() every call not yet started fails at once: a batch of queued calls (a caller's whole
@@ -93,7 +94,7 @@ void execute(device_state& st, device_work& work) {
     return;
   }
   try {
-    auto traced = observability::device_work_span(st.dev, work);
+    auto traced = observability::device_work_span(st.dev, work, call.header);
     std::visit(
       [&](auto& call) {
         using T = std::decay_t<decltype(call)>;
@@ -131,13 +132,13 @@ void drain(device_actor* self, caller_id caller) {
   auto& queue = it->second;
   while (!queue.empty()) {
     // One look at the inputs: asking twice could see a pending input turn ready in between.
-    if (const auto* pending = first_pending_input(queue.front())) {
+    if (const auto* pending = first_pending_input(queue.front().work)) {
       arm_resume(self, caller, *pending);
       return;
     }
-    auto work = std::move(queue.front());
+    auto call = std::move(queue.front());
     queue.pop_front();
-    execute(st, work);
+    execute(st, call);
   }
   st.stalled.erase(it);
 }
@@ -145,18 +146,18 @@ void drain(device_actor* self, caller_id caller) {
 /// Admits one call in its caller's order, then runs it now or parks it behind that caller's
 /// stalled work.
 void accept(device_actor* self, device_call& call) {
-  auto header = call.header;
-  self->state.admission.offer(header, std::move(call.work), [self, caller = header.caller](device_work& work) {
+  const auto header = call.header;
+  self->state.admission.offer(header, std::move(call), [self, caller = header.caller](device_call& admitted) {
     auto& st = self->state;
     observability::trace_lane(st.dev, "admit", caller);
     auto it = st.stalled.find(caller);
-    if (it == st.stalled.end() && first_pending_input(work) == nullptr) {
-      execute(st, work);
+    if (it == st.stalled.end() && first_pending_input(admitted.work) == nullptr) {
+      execute(st, admitted);
       return;
     }
     auto& queue = it != st.stalled.end() ? it->second : st.stalled[caller];
     observability::trace_lane(st.dev, "stall", caller);
-    queue.push_back(std::move(work));
+    queue.push_back(std::move(admitted));
     if (queue.size() == 1)
       drain(self, caller);
   });

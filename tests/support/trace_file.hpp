@@ -30,12 +30,15 @@ struct read_event {
   double ts = 0, dur = 0;
   std::int64_t pid = 0, tid = 0;
   nlohmann::json args;
+  std::string id;        ///< a flow event's id ("s", "t", "f")
+  bool binds_enclosing = false; ///< a flow end with "bp": "e"
 };
 
 /// A trace as read back: its events (metadata apart), track names and otherData.
 struct read_trace {
   std::vector<read_event> events;                           ///< X and i events
   std::vector<read_event> counters;                         ///< C events (counter samples)
+  std::vector<read_event> flows;                            ///< s, t and f events (arrows)
   std::map<std::pair<std::int64_t, std::int64_t>, std::string> track_names; ///< (pid, tid) -> name
   std::map<std::int64_t, std::string> process_names;
   nlohmann::json other;                                     ///< otherData, or several merged
@@ -98,6 +101,17 @@ inline std::string check_nesting(const std::vector<read_event>& events) {
   return "";
 }
 
+/// The X event on track (pid, tid) that encloses time `ts` most closely (the shortest), or null.
+inline const read_event* enclosing_span(const std::vector<read_event>& events, std::int64_t pid, std::int64_t tid,
+                                        double ts) {
+  const read_event* best = nullptr;
+  for (auto& e : events)
+    if (e.ph == "X" && e.pid == pid && e.tid == tid && e.ts <= ts && ts <= e.ts + e.dur
+        && (best == nullptr || e.dur < best->dur))
+      best = &e;
+  return best;
+}
+
 /// Parses and checks a trace file; throws std::runtime_error / am::value_error on a malformed one.
 inline read_trace read_trace_file(const std::string& path) {
   using json = nlohmann::json;
@@ -130,6 +144,15 @@ inline read_trace read_trace_file(const std::string& path) {
         out.track_names[{e.pid, e.tid}] = e.args.at("name").get<std::string>();
       else if (e.name == "process_name")
         out.process_names[e.pid] = e.args.at("name").get<std::string>();
+      continue;
+    }
+    if (e.ph == "s" || e.ph == "t" || e.ph == "f") { // an arrow's end: an id, on a thread's track
+      const auto& id = o.at("id");
+      e.id = id.is_string() ? id.get<std::string>() : id.dump();
+      e.cat = o.at("cat").get<std::string>();
+      e.ts = number_of(o.at("ts"), "ts");
+      e.binds_enclosing = o.value("bp", std::string()) == "e";
+      out.flows.push_back(std::move(e));
       continue;
     }
     if (e.ph != "X" && e.ph != "i")

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace {
@@ -22,14 +24,19 @@ std::string merge_scratch(const std::string& name) {
   return (dir / name).string();
 }
 
-/// A one-process trace: process `pid` named "process <pid - 1>", one span "<label>" at `ts`.
+/// A one-process trace: process `pid` named "process <pid - 1>", one span "<label>" at `ts`, and
+/// inside it an arrow (flow id 0x2a) from 1 us to 3 us after its start.
 void write_small_trace(const std::string& path, int pid, const std::string& label, double ts) {
+  auto flow = [&](const char* ph, double at) {
+    return std::string(R"({"name":"call","cat":"flow","ph":")") + ph + R"(","id":"0x2a","ts":)"
+           + std::to_string(at) + R"(,"pid":)" + std::to_string(pid) + R"(,"tid":3})";
+  };
   std::ofstream(path) << R"({"traceEvents":[{"name":"process_name","ph":"M","pid":)" << pid
                       << R"(,"tid":0,"args":{"name":"process )" << pid - 1 << R"("}},)"
                       << R"({"name":"thread_name","ph":"M","pid":)" << pid << R"(,"tid":3,"args":{"name":"lane"}},)"
                       << R"({"name":")" << label << R"(","cat":"user","ph":"X","ts":)" << ts
-                      << R"(,"dur":5,"pid":)" << pid << R"(,"tid":3,"args":{}}],"otherData":{"process":)" << pid - 1
-                      << "}}";
+                      << R"(,"dur":5,"pid":)" << pid << R"(,"tid":3,"args":{}},)" << flow("s", ts + 1) << ','
+                      << flow("f", ts + 3) << R"(],"otherData":{"process":)" << pid - 1 << "}}";
 }
 
 int run_merge_cli(std::vector<std::string> args, std::string& out, std::string& err) {
@@ -65,6 +72,14 @@ TEST_CASE("trace merge: two traces of pid 1 become pids 1 and 2, and the inputs 
     if (e.name == "from b")
       CHECK(e.ts == Approx(0.0));
   CHECK(t.other.at("processes").get<int>() == 2);
+  // Both files' arrows had id 0x2a: the renumbered file's pair keeps one new id of its own.
+  std::map<std::int64_t, std::set<std::string>> flow_ids; // pid -> ids of its arrows' ends
+  for (auto& f : t.flows)
+    flow_ids[f.pid].insert(f.id);
+  CHECK(flow_ids[1] == std::set<std::string>{"0x2a"});
+  REQUIRE(flow_ids[2].size() == 1);
+  CHECK(*flow_ids[2].begin() != "0x2a");
+  CHECK(t.flows.size() == 4);
   std::filesystem::remove_all(std::filesystem::path(out).parent_path());
 }
 

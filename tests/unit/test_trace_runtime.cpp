@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -134,6 +135,13 @@ TEST_CASE("trace: a call waiting for its input is traced as admit, stall, resume
   CHECK(stall >= 0);
   CHECK(resume >= stall + 40000); // the input came about 50 ms later
   CHECK(program >= resume);
+  // The stalled call's arrow still ends at the span that ran it, after the wait.
+  std::size_t into_program = 0;
+  for (auto& f : t.flows)
+    if (f.ph == "f")
+      if (const auto* ran = am::testing::enclosing_span(t.events, f.pid, f.tid, f.ts); ran && ran->name == "step1")
+        ++into_program;
+  CHECK(into_program == 1);
   std::filesystem::remove(path);
 }
 
@@ -163,6 +171,57 @@ TEST_CASE("trace: a jitted operation's spans carry its name on every device, the
     CHECK_THAT(e.args.at("detail").get<std::string>(), Catch::Contains("in: float32(2, 2) -> out: float32(2, 2)"));
   }
   CHECK(spans == 4 * calls);
+  CHECK(devices == std::set<std::int64_t>{0, 1, 2, 3});
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace: an arrow runs from each dispatch on the caller's thread to the device span that ran it",
+          "[unit][trace]") {
+  const auto path = trace_temp_path("flows.json");
+  constexpr int calls = 3;
+  {
+    am::runtime rt(traced(path, 4));
+    am::mesh m({4}, am::devices(), {"x"});
+    auto x = am::device_put(am::host_array::zeros({8, 2}, am::dtype::float32), am::make_named_sharding(m, am::P("x")));
+    auto f = am::jit([](const am::array& a) { return a + 1.0f; }, "flow_step");
+    for (int i = 0; i < calls; ++i)
+      x = f(x);
+    x.block_until_ready();
+  }
+  auto t = read_trace_file(path);
+  REQUIRE(t.nesting_error.empty());
+  std::map<std::string, const am::testing::read_event*> starts;
+  for (auto& e : t.flows) {
+    CHECK(e.name == "call");
+    CHECK(e.cat == "flow");
+    if (e.ph == "s")
+      CHECK(starts.emplace(e.id, &e).second); // one start per id
+  }
+  std::size_t into_steps = 0;
+  std::set<std::int64_t> devices;
+  for (auto& end : t.flows) {
+    if (end.ph != "f")
+      continue;
+    CHECK(end.binds_enclosing);
+    const auto* ran = am::testing::enclosing_span(t.events, end.pid, end.tid, end.ts);
+    REQUIRE(ran != nullptr);
+    CHECK(ran->cat == "device");
+    auto start = starts.find(end.id);
+    REQUIRE(start != starts.end()); // every arrow that ends started somewhere
+    const auto* dispatch = am::testing::enclosing_span(t.events, start->second->pid, start->second->tid,
+                                                       start->second->ts);
+    REQUIRE(dispatch != nullptr);
+    CHECK(dispatch->cat == "call");
+    CHECK(start->second->ts <= end.ts); // dispatched before it ran
+    CHECK(t.track_names.at({start->second->pid, start->second->tid}).rfind("caller ", 0) == 0);
+    if (ran->name == "flow_step") {
+      ++into_steps;
+      devices.insert(ran->args.at("device").get<std::int64_t>());
+      CHECK(dispatch->name == "dispatch");
+      CHECK(dispatch->args.at("detail").get<std::string>() == "flow_step");
+    }
+  }
+  CHECK(into_steps == 4 * calls); // one arrow into every device's copy of every call
   CHECK(devices == std::set<std::int64_t>{0, 1, 2, 3});
   std::filesystem::remove(path);
 }
