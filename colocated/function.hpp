@@ -107,13 +107,82 @@ struct erased_function<R(Args...), F> {
 /// Registers `f` as the colocated function `name` and returns its wrapper. Register every function
 /// in every process of the program (at namespace scope, or before any call): calls name what they
 /// run. `f` is a function pointer, or a function object with one call operator whose parameter
-/// types are spelled out (no `auto` parameters), since the signature is taken from it. Throws
+/// types are spelled out (no `auto` parameters), since the signature is taken from it; for a
+/// templated or overloaded body, name its signatures (the overload below). Throws
 /// am::value_error when `name` is already registered.
 template <class F>
+  requires(!std::is_function_v<F>)
 auto colocated_python(const std::string& name, F f) {
   using sig = detail::signature_of<F>;
   detail::register_function(name, detail::erased_function<sig, F>{std::move(f)}, typeid(sig));
   return colocated_function<sig>::registered(name);
+}
+
+/// One colocated function with several signatures, as a templated or overloaded body has (JAX's
+/// add_one takes an array or a tree of them): a call runs the first signature, in the order given,
+/// that its arguments convert to, chosen at compile time; no signature fits, no compile.
+template <class... Sigs>
+class colocated_overloads {
+  /// The index of the first signature that takes arguments of types A..., or sizeof...(Sigs).
+  template <class... A>
+  static constexpr std::size_t first_taking() {
+    constexpr bool takes[] = {std::is_invocable_v<const colocated_function<Sigs>&, const A&...>...};
+    for (std::size_t k = 0; k < sizeof...(Sigs); ++k)
+      if (takes[k])
+        return k;
+    return sizeof...(Sigs);
+  }
+
+public:
+  /// Calls the first signature that takes `args` (a constraint: arguments no signature takes do
+  /// not compile).
+  template <class... A>
+    requires(first_taking<A...>() < sizeof...(Sigs))
+  decltype(auto) operator()(const A&... args) const {
+    return std::get<first_taking<A...>()>(functions_)(args...);
+  }
+
+  /// Every signature specialized with `more` (as colocated_function::specialize).
+  colocated_overloads specialize(const specialization& more) const {
+    return std::apply([&](const auto&... f) { return colocated_overloads(f.specialize(more)...); }, functions_);
+  }
+
+  /// The wrapper of signature k (its registered name is "<name>#k").
+  template <std::size_t K>
+  const auto& overload() const noexcept {
+    return std::get<K>(functions_);
+  }
+
+  /// Wraps one function per signature; for colocated_python's use.
+  explicit colocated_overloads(colocated_function<Sigs>... functions) : functions_(std::move(functions)...) {}
+
+private:
+  std::tuple<colocated_function<Sigs>...> functions_;
+};
+
+/// Registers the templated or overloaded body `f` once per signature (`am::array(am::array)`,
+/// `std::vector<am::array>(std::vector<am::array>)`, ...), as "<name>#0", "<name>#1", ..., and
+/// returns one wrapper for all:
+///
+///     struct add_one_body {
+///       am::array operator()(const am::array& x) const { return x + 1; }
+///       std::vector<am::array> operator()(const std::vector<am::array>& xs) const; // each + 1
+///     };
+///     using list = std::vector<am::array>;
+///     const auto add_one = am::colocated_python<am::array(am::array), list(list)>("add_one", add_one_body{});
+///
+/// Throws am::value_error when one of the names is already registered.
+template <class Sig, class... More, class F>
+  requires(std::is_function_v<Sig> && (std::is_function_v<More> && ...))
+auto colocated_python(const std::string& name, F f) {
+  std::size_t k = 0;
+  auto one = [&]<class S>(std::type_identity<S>) {
+    const auto registered_as = name + "#" + std::to_string(k++);
+    detail::register_function(registered_as, detail::erased_function<S, F>{f}, typeid(S));
+    return colocated_function<S>::registered(registered_as);
+  };
+  // Braces: the signatures register in the order given.
+  return colocated_overloads<Sig, More...>{one(std::type_identity<Sig>{}), one(std::type_identity<More>{})...};
 }
 
 } // namespace am

@@ -4,17 +4,22 @@
 ///
 ///     struct adder { explicit adder(int inc); am::array add(const am::array& x); int inc; };
 ///     const auto adder_class = am::colocated_python_class<adder>("adder").def("add", &adder::add);
-///     auto a = adder_class(1);                               // records 1; constructs nothing
-///     am::array y = a.method<am::array(am::array)>("add")(x); // constructs adder(1) on x's host
+///     auto a = adder_class(1);               // records 1; constructs nothing
+///     am::array y = a.call(&adder::add, x);  // constructs adder(1) on x's host; checked at compile time
+///
+/// The string-named form, `a.method<am::array(am::array)>("add")(x)`, stays for code that knows a
+/// method by its name only (it checks the signature at run time).
 #ifndef ACTORMESH_COLOCATED_OBJECT_HPP
 #define ACTORMESH_COLOCATED_OBJECT_HPP
 
 #include "actormesh/colocated/detail/constructor_wire.hpp"
+#include "actormesh/colocated/detail/method_pointers.hpp"
 #include "actormesh/colocated/detail/object_handle.hpp"
 #include "actormesh/colocated/detail/object_record.hpp"
 #include "actormesh/colocated/detail/registry.hpp"
 #include "actormesh/colocated/detail/signature.hpp"
 #include "actormesh/colocated/function.hpp"
+#include "actormesh/sharding/detail/host_array_wire.hpp" // host arrays travel as constructor arguments
 
 #include <memory>
 #include <string>
@@ -28,8 +33,9 @@ namespace am {
 /// devices is constructed, on that host, by the first method call with arrays on them, and runs
 /// every method call for them in turn (one call at a time: the instance is an actor, so T needs no
 /// lock). Copies share the instances. When the last copy (and the last method wrapper taken from
-/// it) is gone, each instance is destroyed asynchronously on its own thread, after the calls
-/// already issued. A wrapper never called constructs nothing. When T's constructor throws, every
+/// it) is gone, each instance is destroyed on its own thread after the calls already issued, and
+/// before the next colocated call of the thread that let go returns (JAX's order). A wrapper
+/// never called constructs nothing. When T's constructor throws, every
 /// method call of that instance fails with that exception.
 template <class T>
 class colocated_object {
@@ -44,6 +50,28 @@ public:
     detail::check_signature(entry->signature, typeid(Sig), "method '" + name + "' of colocated class '"
                                                               + handle_->record()->class_name + "'");
     return colocated_function<Sig>(handle_->method_core(name));
+  }
+
+  /// The method `pm` (a member function of T given to the class's `def`) as a colocated function
+  /// whose signature comes from `pm`: nothing to restate, and a wrong argument fails to compile.
+  /// Throws am::value_error when `pm` was not registered for this class.
+  template <class M>
+  colocated_function<detail::signature_of<M>> method(M pm) const {
+    static_assert(std::is_member_function_pointer_v<M>, "method: pass a member function, e.g. &T::add");
+    static_assert(std::is_base_of_v<typename detail::member_class<M>::type, T>,
+                  "method: the member function is not one of this class's");
+    const auto& class_name = handle_->record()->class_name;
+    return colocated_function<detail::signature_of<M>>(
+      handle_->method_core(detail::method_pointers<M>::name_of(class_name, pm)));
+  }
+
+  /// Calls method `pm` with `args` (`obj.call(&adder::add, x)`), as method(pm)(args...) does: the
+  /// arguments must convert to the method's parameter types, checked at compile time.
+  template <class M, class... A>
+    requires(std::is_member_function_pointer_v<M>
+             && std::is_invocable_v<const colocated_function<detail::signature_of<M>>&, const A&...>)
+  auto call(M pm, const A&... args) const {
+    return method(pm)(args...);
   }
 
   /// Wraps a handle; for the library's own use.
@@ -67,6 +95,7 @@ public:
     static_assert(std::is_member_function_pointer_v<M>, "def: pass a member function, e.g. &T::add");
     using sig = detail::signature_of<M>;
     detail::register_method(name_, method, erased_method<sig, M>{pm}, typeid(sig));
+    detail::method_pointers<M>::add(name_, pm, method); // after the name was accepted
     return *this;
   }
 

@@ -180,7 +180,7 @@ int tour() {
   {
     auto adder = adder_class(1); // records 1; nothing is constructed yet
     auto x1 = am::device_put(am::host_array::scalar(1), cpu_sharding);
-    auto sum = adder.method<am::array(am::array)>("add")(x1); // constructs Adder(1) on the host
+    auto sum = adder.call(&Adder::add, x1); // constructs Adder(1) on the host; checked at compile time
     say(am::to_string(sum.to_host()));                        // 2
   } // del adder: the instance is destroyed asynchronously
   if (am::process_count() == 1)

@@ -36,11 +36,14 @@ public:
   }
 
   /// Runs the function on every device; the result arrays are laid out one slice per device
-  /// (out_axes 0) or replicated (out_axes none).
+  /// (out_axes 0) or replicated (out_axes none). Each argument is an am::array, an am::host_array
+  /// or a scalar (int32, float32 or bool, as JAX takes Python's): host data is put by pmap, split
+  /// over the devices when mapped and copied to each when not; `f` sees arrays either way.
   template <class... Args>
+    requires(detail::pmap_input<Args> && ...)
   auto operator()(const Args&... args) const {
-    using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
-    std::vector<array> inputs{args...};
+    using R = std::decay_t<std::invoke_result_t<const F&, detail::as_array<Args>...>>;
+    std::vector<detail::pmap_argument> inputs{detail::pmap_argument_of(args)...};
     detail::array_function fn = [this](const std::vector<array>& a) {
       return call_with(a, std::index_sequence_for<Args...>{});
     };
@@ -50,7 +53,7 @@ public:
   /// The per-device programs of the plan for these arguments, stage by stage (traces on a miss).
   template <class... Args>
   std::string lowered_text(const Args&... args) const {
-    std::vector<array> inputs{args...};
+    std::vector<detail::pmap_argument> inputs{detail::pmap_argument_of(args)...};
     detail::array_function fn = [this](const std::vector<array>& a) {
       return call_with(a, std::index_sequence_for<Args...>{});
     };

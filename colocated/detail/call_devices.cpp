@@ -46,6 +46,9 @@ std::vector<device> call_devices(const std::vector<array>& inputs, const std::op
     if (!lists.empty() && id_set(lists[0]) != id_set(*specialized))
       throw value_error("colocated_python: the arguments are on " + device_list_text(lists[0])
                         + " but the function was specialized with devices " + device_list_text(*specialized));
+    // The same devices in another order: the call follows its inputs' order, as JAX's does.
+    if (!lists.empty())
+      return lists[0];
     if (!specialized->empty())
       return *specialized;
   } else if (!lists.empty()) {

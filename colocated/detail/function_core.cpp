@@ -2,6 +2,7 @@
 
 #include "actormesh/actors/errors.hpp"
 #include "colocated/detail/call_devices.hpp"
+#include "colocated/detail/pending_destructions.hpp"
 #include "colocated/detail/pending_outputs.hpp"
 #include "colocated/detail/worker_calls.hpp"
 #include "actormesh/devices/calls.hpp"
@@ -113,6 +114,7 @@ std::size_t function_core::known_signatures() const {
 }
 
 flat_tree function_core::call(const flat_tree& inputs) const {
+  settle_destructions(); // objects this thread let go of are gone before this call returns
   auto traced = observability::colocated_span(target_.name, "colocated call");
   spec_tree in_specs(inputs.def, specs_of(inputs.leaves));
   auto devices = check_call(in_specs, inputs);
@@ -134,7 +136,7 @@ flat_tree function_core::call(const flat_tree& inputs) const {
     }
     if (!entry->out) {
       // Unspecialized first call of this signature: run it now, in this thread's lane, and learn.
-      auto done = host_call([target = target_, inputs, devices] {
+      auto done = host_call([target = target_.in_flight(), inputs, devices] {
         auto r = run_on_host(target, inputs, devices);
         check_output_devices(r.leaves, devices);
         return r;
@@ -156,7 +158,7 @@ flat_tree function_core::call_async(const flat_tree& inputs, const std::vector<d
   if (runs_in_workers(devices))
     return call_in_workers_async(target_, inputs, devices, out);
   auto [arrays, pending] = pending_outputs::make(out);
-  submit_host_task([target = target_, inputs, devices, pending = std::move(pending)] {
+  submit_host_task([target = target_.in_flight(), inputs, devices, pending = std::move(pending)] {
     try {
       auto results = run_on_host(target, inputs, devices);
       check_output_devices(results.leaves, devices);
@@ -169,11 +171,12 @@ flat_tree function_core::call_async(const flat_tree& inputs, const std::vector<d
 }
 
 future<void> function_core::call_void(const flat_tree& inputs) const {
+  settle_destructions();
   spec_tree in_specs(inputs.def, specs_of(inputs.leaves));
   auto devices = check_call(in_specs, inputs);
   if (runs_in_workers(devices))
     return call_in_workers_void(target_, inputs, devices);
-  return host_call([target = target_, inputs, devices] {
+  return host_call([target = target_.in_flight(), inputs, devices] {
     auto results = run_on_host(target, inputs, devices);
     if (!results.leaves.empty())
       throw value_error("colocated_python: a function declared to return nothing returned "

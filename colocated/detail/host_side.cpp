@@ -1,6 +1,7 @@
 #include "actormesh/colocated/detail/host_side.hpp"
 
 #include "colocated/detail/object_store.hpp"
+#include "colocated/detail/pending_destructions.hpp"
 #include "actormesh/colocated/detail/registry.hpp"
 #include "observability/trace_hooks.hpp"
 
@@ -8,8 +9,10 @@ namespace am::detail {
 
 flat_tree run_on_host(const call_target& target, const flat_tree& inputs, const std::vector<device>& devices) {
   auto traced = observability::colocated_span(target.name, "colocated body");
-  if (!target.object)
+  if (!target.object) {
+    colocated_body_scope running;
     return find_function(target.name)->body(inputs);
+  }
   auto method = find_method(target.object->class_name, target.name);
   return run_on_instance(*target.object, devices,
                          [method, inputs](void* instance) { return method->body(instance, inputs); });

@@ -16,8 +16,15 @@ namespace am::detail {
 
 /// What a call runs: a registered function, or a method of a colocated object.
 struct call_target {
-  std::string name;                             ///< the function's name, or the method's
-  std::shared_ptr<const object_record> object;  ///< the object (null for a function)
+  std::string name{};                             ///< the function's name, or the method's
+  std::shared_ptr<const object_record> object{};  ///< the object (null for a function)
+  /// The user-side reference a method wrapper holds (colocated/detail/object_handle.hpp): kept
+  /// by wrappers, left out of the calls in flight (in_flight()), so that its end marks the user's
+  /// letting go of the object.
+  std::shared_ptr<const void> user_reference{};
+
+  /// The target as a call in flight holds it: without the user-side reference.
+  call_target in_flight() const { return call_target{name, object, nullptr}; }
 };
 
 /// Runs `target` on `inputs` for `devices`, on this thread (a host lane of the process owning the

@@ -20,15 +20,26 @@ object_record::object_record(std::string name, instance_factory make, travelling
 object_record::~object_record() {
   std::shared_ptr<object_store> store;
   std::set<int> workers;
+  std::optional<promise<void>> destroyed;
   {
     std::lock_guard<std::mutex> guard(mutex_);
     store = store_.lock();
     workers.swap(workers_);
+    destroyed.swap(destroyed_);
   }
-  if (store) // else never called, or its runtime has stopped (and destroyed the instances)
-    release_instances(*store, uid);
   if (!workers.empty())
     release_in_workers(uid, workers); // noexcept: a stopped runtime's workers have stopped too
+  if (store) // else never called, or its runtime has stopped (and destroyed the instances)
+    release_instances(*store, uid, destroyed ? std::move(*destroyed) : promise<void>{});
+  else if (destroyed)
+    destroyed->set_value();
+}
+
+future<void> object_record::when_destroyed() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (!destroyed_)
+    destroyed_.emplace();
+  return destroyed_->get_future();
 }
 
 void object_record::used_in_worker(int p) const {

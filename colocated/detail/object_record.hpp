@@ -4,6 +4,8 @@
 #ifndef ACTORMESH_COLOCATED_DETAIL_OBJECT_RECORD_HPP
 #define ACTORMESH_COLOCATED_DETAIL_OBJECT_RECORD_HPP
 
+#include "actormesh/actors/future.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,7 +32,8 @@ struct object_record {
   /// A record with a fresh id.
   object_record(std::string class_name, instance_factory factory, travelling_arguments remote = {});
 
-  /// Destroys the instances, asynchronously (each after the calls it already received).
+  /// Destroys the instances, asynchronously (each after the calls it already received); then
+  /// resolves when_destroyed().
   ~object_record();
 
   object_record(const object_record&) = delete;
@@ -48,8 +51,13 @@ struct object_record {
   /// that the last copy's going tells that worker to destroy them.
   void used_in_worker(int p) const;
 
+  /// Resolves once this process's instances of the object are destroyed (those of worker
+  /// processes are told to go, not waited for): after the record's end and the calls it had.
+  future<void> when_destroyed() const;
+
 private:
   mutable std::mutex mutex_;
+  mutable std::optional<promise<void>> destroyed_; // made by the first when_destroyed()
   mutable std::weak_ptr<object_store> store_;
   mutable std::set<int> workers_;
 };

@@ -2,12 +2,14 @@
 
 #include "actormesh/actors/future.hpp"
 #include "colocated/detail/instance_actor.hpp"
+#include "colocated/detail/pending_destructions.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <caf/actor_system.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -92,6 +94,7 @@ flat_tree run_on_instance(const object_record& record, const std::vector<device>
       return;
     }
     try {
+      colocated_body_scope running; // a method dropping a wrapper does not wait for it here
       result.set_value(method(object));
     } catch (...) {
       result.set_error(std::current_exception());
@@ -100,9 +103,25 @@ flat_tree run_on_instance(const object_record& record, const std::vector<device>
   return done.get();
 }
 
-void release_instances(object_store& store, std::uint64_t uid) {
-  for (auto& actor : store.take(uid))
+void release_instances(object_store& store, std::uint64_t uid, promise<void> destroyed) {
+  auto actors = store.take(uid);
+  if (actors.empty()) {
+    destroyed.set_value();
+    return;
+  }
+  struct countdown {
+    std::atomic<std::size_t> left;
+    promise<void> done;
+  };
+  auto gone = std::make_shared<countdown>(actors.size(), std::move(destroyed));
+  for (auto& actor : actors) {
     send_destroy(actor);
+    // Runs when the actor has exited (its object destroyed), or at once when it already has.
+    actor->attach_functor([gone] {
+      if (gone->left.fetch_sub(1) == 1)
+        gone->done.set_value();
+    });
+  }
 }
 
 } // namespace am::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "actormesh/actors/device_info.hpp"
+#include "actormesh/actors/future.hpp"
 #include "actormesh/colocated/detail/flat_tree.hpp"
 #include "actormesh/colocated/detail/object_record.hpp"
 
@@ -19,7 +20,8 @@ namespace am::detail {
 flat_tree run_on_instance(const object_record& record, const std::vector<device>& devices,
                           std::function<flat_tree(void* instance)> method);
 
-/// Tells every instance of object `uid` to go once it has run the calls it received.
-void release_instances(object_store& store, std::uint64_t uid);
+/// Tells every instance of object `uid` to go once it has run the calls it received; resolves
+/// `destroyed` when the last of them is gone.
+void release_instances(object_store& store, std::uint64_t uid, promise<void> destroyed);
 
 } // namespace am::detail

@@ -26,6 +26,22 @@ template <class C, class R, class... A>
 struct signature_of_impl<R (C::*)(A...) const> {
   using type = R(std::decay_t<A>...);
 };
+template <class C, class R, class... A>
+struct signature_of_impl<R (C::*)(A...) noexcept> {
+  using type = R(std::decay_t<A>...);
+};
+template <class C, class R, class... A>
+struct signature_of_impl<R (C::*)(A...) const noexcept> {
+  using type = R(std::decay_t<A>...);
+};
+
+/// The class of a member function pointer.
+template <class M>
+struct member_class;
+template <class C, class M>
+struct member_class<M C::*> {
+  using type = C;
+};
 
 /// `R(Args...)` of a function pointer, a lambda without `auto` parameters, a function object with
 /// one call operator, or a member function.

@@ -38,8 +38,9 @@ worker_call describe(worker_call_kind kind, const call_target& target, const fla
     auto& record = *target.object;
     if (!record.remote.arguments)
       throw value_error("colocated_python: an object of colocated class '" + record.class_name
-                        + "' cannot be built in a worker process: its constructor arguments are not all booleans, "
-                          "numbers, strings or vectors of them, which are what travels");
+                        + "' cannot be built in a worker process: its constructor arguments are not all of types "
+                          "that travel (booleans, numbers, strings, am::host_array, containers of them, or "
+                          "types with an inspect function); give an am::array's to_host() instead");
     c.is_method = true;
     c.object = worker_object{record.uid, record.class_name, record.remote.constructor, *record.remote.arguments};
   }

@@ -9,6 +9,7 @@
 #include "sharding/detail/elementwise.hpp"
 #include "actormesh/sharding/mesh.hpp"
 #include "actormesh/sharding/named_sharding.hpp"
+#include "actormesh/sharding/single_device_sharding.hpp"
 
 namespace am::detail {
 
@@ -73,8 +74,44 @@ struct prepared_call {
   staged_call staged; ///< the same call for the staged path
 };
 
+/// What the checks see of the arguments: the arrays, and for host data an array of its shape and
+/// dtype with no data (placed only once the devices are known).
+std::vector<array> described(const std::vector<pmap_argument>& given) {
+  std::vector<array> out;
+  out.reserve(given.size());
+  sharding_ptr nowhere; // any layout: a described array is never read
+  for (auto& g : given) {
+    if (auto* a = std::get_if<array>(&g)) {
+      out.push_back(*a);
+      continue;
+    }
+    if (!nowhere)
+      nowhere = make_single_device_sharding(am::devices().front());
+    auto& h = std::get<host_array>(g);
+    out.push_back(abstract_array(h.shape(), h.dtype(), nowhere));
+  }
+  return out;
+}
+
+/// Argument k laid out for the call: one slice per device along dim 0 when mapped, a copy on
+/// every device when not. Host data is put straight onto that layout.
+array laid_out(const pmap_argument& given, const axis_spec& axis, const pmap_layouts& layouts) {
+  if (auto* h = std::get_if<host_array>(&given)) {
+    if (!axis.mapped())
+      return device_put(*h, layouts.replicated);
+    if (*axis.axis == 0)
+      return device_put(*h, layouts.stacked);
+    return device_put(moveaxis(device_put(*h, layouts.replicated), *axis.axis, 0), layouts.stacked);
+  }
+  const auto& x = std::get<array>(given);
+  if (!axis.mapped())
+    return device_put(x, layouts.replicated);
+  return device_put(*axis.axis == 0 ? x : moveaxis(x, *axis.axis, 0), layouts.stacked);
+}
+
 /// `agree`: check the call against the other processes' first (a call, not an inspection).
-prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<array>& args, bool agree) {
+prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<pmap_argument>& given, bool agree) {
+  const auto args = described(given);
   auto in_axes = normalize_in_axes(match_axes(s.in_axes, args.size(), "pmap", "in_axes"), args, "pmap");
   auto size = mapped_size(in_axes, args, "pmap");
   auto devices = devices_for(s, size);
@@ -85,15 +122,8 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
   call.staged = staged_call{&f, {}, {}, size, s.axis_name, s.out_axes, layouts->stacked, layouts->replicated};
   for (auto& a : in_axes)
     call.staged.mapped.push_back(a.mapped());
-  // One slice per device along dim 0 for mapped arguments, a copy on every device for the others.
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    if (!in_axes[k].mapped()) {
-      call.global.push_back(device_put(args[k], layouts->replicated));
-      continue;
-    }
-    auto x = *in_axes[k].axis == 0 ? args[k] : moveaxis(args[k], *in_axes[k].axis, 0);
-    call.global.push_back(device_put(x, layouts->stacked));
-  }
+  for (std::size_t k = 0; k < given.size(); ++k)
+    call.global.push_back(laid_out(given[k], in_axes[k], *layouts));
   call.body = [layouts, in_axes, size, f, name = s.axis_name,
                out_specs = s.out_axes](const std::vector<array>& tracers) {
     std::vector<array> slices;
@@ -129,7 +159,7 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
 
 } // namespace
 
-std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<pmap_argument>& args) {
   auto call = prepare(s, f, args, /*agree=*/true);
   call.staged.global = call.global;
   if (auto staged = run_staged(*s.staged, call.staged))
@@ -139,7 +169,7 @@ std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::
 
 std::size_t pmap_cache_size(const pmap_state& s) { return s.cache->size() + staged_programs(*s.staged); }
 
-std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<array>& args) {
+std::string pmap_lowered_text(pmap_state& s, const array_function& f, const std::vector<pmap_argument>& args) {
   auto call = prepare(s, f, args, /*agree=*/false);
   return s.cache->lowered_text(call.global, call.body);
 }

@@ -197,6 +197,27 @@ TEST_CASE("colocated function: inputs on different device lists are an error", "
   CHECK(value_of(two_args(x, x)) == 2);
 }
 
+TEST_CASE("colocated function: specialized with devices in another order, it follows its inputs' order",
+          "[unit][colocated]") {
+  am::runtime rt(am::test::cpu_options(2));
+  auto devs = am::devices();
+  am::mesh m({2}, {devs[0], devs[1]}, {"x"});
+  auto x = am::device_put(am::host_array::from_vector(std::vector<int>{1, 2}), am::make_named_sharding(m, am::P("x")));
+  for (bool async : {false, true}) {
+    auto f = async ? add_one.specialize({.out_specs_fn = same_as_first, .devices = std::vector{devs[1], devs[0]}})
+                   : add_one.specialize({.devices = std::vector{devs[1], devs[0]}});
+    auto y = f(x);
+    CHECK(y.to_host().to_vector<int>() == std::vector<int>{2, 3});
+    CHECK(y.sharding()->device_assignment() == x.sharding()->device_assignment()); // [0, 1], as the input
+    CHECK(y.addressable_shards()[0].device.id == devs[0].id);
+  }
+  // Devices that are not the inputs' are still refused.
+  am::mesh one({1}, {devs[0]}, {"x"});
+  auto x0 = am::device_put(am::host_array::scalar(1), am::make_named_sharding(one, am::P()));
+  auto on_1 = add_one.specialize({.devices = std::vector{devs[1]}});
+  CHECK_THAT(value_error_of([&] { on_1(x0); }), Catch::Contains("but the function was specialized with devices"));
+}
+
 TEST_CASE("colocated function: values that are not arrays are an error", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
   auto x = scalar_on(1);

@@ -128,6 +128,37 @@ const auto note_value = am::colocated_python("test.objects.note_value", [](const
 
 } // namespace
 
+TEST_CASE("colocated object: gone before the next call of the thread that let it go returns, after its calls",
+          "[unit][colocated]") {
+  am::runtime rt(am::test::cpu_options(1));
+  jr.reset();
+  {
+    auto a = adder_class(1);
+    CHECK(value_of(a.call(&adder::add, scalar_on(1))) == 2);
+  }
+  CHECK(value_of(note_value(scalar_on(7))) == 7); // this thread's next colocated call
+  CHECK(jr.destroyed == 1);                       // JAX: deleted before the next call
+  // Calls still in flight when the wrappers go run first; the instance goes after them.
+  jr.reset();
+  {
+    auto a = adder_class(1);
+    auto slow = a.method(&adder::slow_add).specialize({.out_specs_fn = same_as_first}); // asynchronous
+    for (int i = 0; i < 3; ++i)
+      slow(scalar_on(i));
+  } // 60 ms of calls still queued
+  note_value(scalar_on(1));
+  CHECK(jr.destroyed == 1);
+  CHECK(jr.calls_at_destruction == 3);
+  // A wrapper dropped on another thread: that thread owes it, this one's calls do not wait.
+  jr.reset();
+  std::thread([] {
+    auto a = adder_class(1);
+    CHECK(value_of(a.call(&adder::add, scalar_on(1))) == 2);
+    note_value(scalar_on(2)); // owes nothing yet: the wrapper is alive
+  }).join();
+  CHECK(jr.wait_destroyed(1)); // gone all the same, asynchronously
+}
+
 TEST_CASE("colocated object: the seed's Adder is created at the first call and destroyed after the wrapper",
           "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
