@@ -102,7 +102,7 @@ int drive_workers(const std::string& coordinator, int n) {
   say("controller built x (" + std::to_string(x.addressable_shards().size()) + " shards, all addressable: "
       + (x.is_fully_addressable() ? "yes" : "no") + ") in " + std::to_string(static_cast<int>(millis_since(start)))
       + " ms");
-  std::fputs(am::visualize_array_sharding(x).c_str(), stdout);
+  std::fputs(am::visualize_array_sharding(x, {.use_color = am::stdout_has_colour()}).c_str(), stdout);
   auto f = am::jit(complex_computation);
   start = clock_type::now();
   auto y = f(x);
@@ -170,7 +170,7 @@ int run(int argc, char** argv) {
   x.block_until_ready();
   if (me == 0) {
     say("\nx = " + x.to_string());
-    std::fputs(am::visualize_array_sharding(x).c_str(), stdout);
+    std::fputs(am::visualize_array_sharding(x, {.use_color = am::stdout_has_colour()}).c_str(), stdout);
   }
   say("process " + std::to_string(me) + " built its " + std::to_string(x.addressable_shards().size())
       + " shards in " + std::to_string(static_cast<int>(millis_since(start))) + " ms");

@@ -39,7 +39,12 @@ const std::vector<int> seed_tpu_order{0, 1, 2, 3, 6, 7, 4, 5};
 
 /// Options that relabel our plain-order CPU pictures as the seed's TPU pictures.
 am::visualize_options seed_tpu_labels() {
-  return am::visualize_options{.platform = "TPU", .device_ids = seed_tpu_order};
+  return am::visualize_options{.platform = "TPU", .device_ids = seed_tpu_order, .use_color = am::stdout_has_colour()};
+}
+
+/// JAX's picture: coloured on a colour terminal, plain when piped.
+am::visualize_options on_this_terminal() {
+  return am::visualize_options{.use_color = am::stdout_has_colour()};
 }
 
 /// The tour's state: sizes, devices and the tally of checks.
@@ -65,7 +70,7 @@ struct tour {
 
   /// Prints the picture of `a`; with `seed_picture`, also the one relabelled as in the seed.
   void show(const std::string& code, const am::array& a, bool seed_picture) const {
-    fmt::print(">>> visualize_array_sharding({})\n{}", code, am::visualize_array_sharding(a));
+    fmt::print(">>> visualize_array_sharding({})\n{}", code, am::visualize_array_sharding(a, on_this_terminal()));
     if (seed_picture)
       fmt::print("as the seed drew it on TPUs (device order 0,1,2,3,6,7,4,5):\n{}",
                  am::visualize_array_sharding(a, seed_tpu_labels()));

@@ -3,10 +3,14 @@
 #include "actormesh/actors/errors.hpp"
 #include "sharding/detail/py_format.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
+#include <string_view>
 #include <utility>
 
 namespace am {
@@ -117,15 +121,22 @@ std::vector<std::string> wrap_label(const std::string& label, std::size_t width)
   return lines;
 }
 
+// One line of a cell as rich writes it: the runs of text that share its style (padding, label).
+using cell_line = std::vector<std::string>;
+
 // The lines of one cell drawn `width` wide.
-std::vector<std::string> render_cell(const cell& c, std::int64_t width) {
+std::vector<cell_line> render_cell(const cell& c, std::int64_t width) {
   const auto w = static_cast<std::size_t>(std::max<std::int64_t>(width, 0));
-  std::vector<std::string> lines(static_cast<std::size_t>(c.top), std::string(w, ' '));
+  std::vector<cell_line> lines(static_cast<std::size_t>(c.top), cell_line{std::string(w, ' ')});
   if (c.natural_width() <= width) {
     // rich: left padding, the label, right padding, then blanks up to the column width.
-    std::string line = std::string(static_cast<std::size_t>(c.left), ' ') + c.label +
-                       std::string(static_cast<std::size_t>(c.right), ' ');
-    line.resize(w, ' ');
+    cell_line line;
+    if (c.left > 0)
+      line.push_back(std::string(static_cast<std::size_t>(c.left), ' '));
+    line.push_back(c.label);
+    const auto rest = w - static_cast<std::size_t>(c.left) - c.label.size();
+    if (rest > 0)
+      line.push_back(std::string(rest, ' '));
     lines.push_back(std::move(line));
   } else {
     // Overflow (JAX loses the label here): wrap the label at its blank, fold words that are still
@@ -134,11 +145,50 @@ std::vector<std::string> render_cell(const cell& c, std::int64_t width) {
       const std::size_t free = w > part.size() ? w - part.size() : 0;
       std::string line = std::string(free / 2, ' ') + part;
       line.resize(std::max(w, line.size()), ' ');
-      lines.push_back(std::move(line));
+      lines.push_back(cell_line{std::move(line)});
     }
   }
-  lines.insert(lines.end(), static_cast<std::size_t>(c.bottom), std::string(w, ' '));
+  lines.insert(lines.end(), static_cast<std::size_t>(c.bottom), cell_line{std::string(w, ' ')});
   return lines;
+}
+
+// A cell's colours in JAX's coloured picture: the background and black or white text, whichever
+// reads better on it (JAX's luminance test).
+struct cell_colour {
+  int red = 0, green = 0, blue = 0;
+  bool black_text = false;
+};
+
+// matplotlib's "tab20b" colour map, JAX's default: 20 colours, a value in [0, 1] picks entry
+// min(int(value * 20), 19).
+constexpr std::uint32_t tab20b[20] = {0x393b79, 0x5254a3, 0x6b6ecf, 0x9c9ede, 0x637939, 0x8ca252, 0xb5cf6b,
+                                      0xcedb9c, 0x8c6d31, 0xbd9e39, 0xe7ba52, 0xe7cb94, 0x843c39, 0xad494a,
+                                      0xd6616b, 0xe7969c, 0x7b4173, 0xa55194, 0xce6dbd, 0xde9ed6};
+
+// The colours of `count` cells in row-major order, as JAX's make_color_iter hands them out: the
+// values 0..1 evenly spaced, taken in strides of about half the count so that neighbours differ.
+std::vector<cell_colour> cell_colours(std::int64_t count) {
+  std::vector<cell_colour> out;
+  const double step = count > 1 ? 1.0 / static_cast<double>(count - 1) : 0.0; // numpy's linspace
+  std::int64_t idx = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    const double value = count > 1 && idx == count - 1 ? 1.0 : static_cast<double>(idx) * step;
+    const auto entry = std::min<std::int64_t>(static_cast<std::int64_t>(value * 20.0), 19);
+    const auto rgb = tab20b[entry];
+    cell_colour c{static_cast<int>(rgb >> 16), static_cast<int>((rgb >> 8) & 0xff), static_cast<int>(rgb & 0xff), false};
+    c.black_text = c.red * 0.299 + c.green * 0.587 + c.blue * 0.114 > 186;
+    out.push_back(c);
+    idx = (idx + count / 2 + (count % 2 == 0 ? 1 : 0)) % count;
+  }
+  return out;
+}
+
+// `text` in the colours `c`, as rich writes a styled run on a truecolor terminal.
+std::string coloured(const std::string& text, const cell_colour& c) {
+  const int ink = c.black_text ? 0 : 255;
+  return "\x1b[38;2;" + std::to_string(ink) + ";" + std::to_string(ink) + ";" + std::to_string(ink) + ";48;2;"
+         + std::to_string(c.red) + ";" + std::to_string(c.green) + ";" + std::to_string(c.blue) + "m" + text
+         + "\x1b[0m";
 }
 
 std::string rule(const std::vector<std::int64_t>& widths, const char* left, const char* middle,
@@ -220,9 +270,11 @@ std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sha
       const auto height = frac_h < 0 ? std::int64_t{1} : static_cast<std::int64_t>(frac_h * static_cast<double>(base_height));
       width = std::min<std::int64_t>(std::max<std::int64_t>(width, options.min_width), options.max_width);
       const auto label_len = static_cast<std::int64_t>(c.label.size());
-      const auto left = py_floordiv(width - label_len - 2, 2);
+      // Coloured, JAX adds one to every padding (the background shows around the label).
+      const std::int64_t extra = options.use_color ? 1 : 0;
+      const auto left = py_floordiv(width - label_len - 2, 2) + extra;
       const auto right = left + py_mod(width - label_len - 2, 2);
-      const auto top = py_floordiv(height - 2, 2);
+      const auto top = py_floordiv(height - 2, 2) + extra;
       const auto bottom = top + py_mod(height - 2, 2);
       c.top = std::max<std::int64_t>(top, 0);
       c.right = std::max<std::int64_t>(right, 0);
@@ -231,8 +283,9 @@ std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sha
       table[static_cast<std::size_t>(i)].push_back(std::move(c));
     }
 
-  // Column widths the way rich's Table computes them inside a console `max_width` wide.
-  const auto available = static_cast<std::int64_t>(options.max_width) - (cols + 1);
+  // Column widths the way rich's Table computes them inside a console `max_width` wide (the
+  // coloured table has no borders).
+  const auto available = static_cast<std::int64_t>(options.max_width) - (options.use_color ? 0 : cols + 1);
   auto column_width = [&](std::int64_t j, std::int64_t width) -> std::int64_t {
     if (width < 1)
       return 0;
@@ -250,31 +303,42 @@ std::string visualize_sharding(const std::vector<std::int64_t>& shape, const sha
       widths[static_cast<std::size_t>(j)] = column_width(j, widths[static_cast<std::size_t>(j)]);
   }
 
-  std::string out = rule(widths, "┌", "┬", "┐");
+  const auto colours = options.use_color ? cell_colours(rows * cols) : std::vector<cell_colour>{};
+  const char* border = options.use_color ? "" : "│";
+  std::string out = options.use_color ? "" : rule(widths, "┌", "┬", "┐");
   for (std::size_t i = 0; i < table.size(); ++i) {
-    if (i > 0)
+    if (i > 0 && !options.use_color)
       out += rule(widths, "├", "┼", "┤");
-    std::vector<std::vector<std::string>> lines;
+    std::vector<std::vector<cell_line>> lines;
     std::size_t height = 0;
     for (std::size_t j = 0; j < table[i].size(); ++j) {
       lines.push_back(render_cell(table[i][j], widths[j]));
       height = std::max(height, lines.back().size());
     }
     for (std::size_t k = 0; k < height; ++k) {
-      out += "│";
+      out += border;
       for (std::size_t j = 0; j < lines.size(); ++j) {
         if (j > 0)
-          out += "│";
-        out += k < lines[j].size() ? lines[j][k]
-                                   : std::string(static_cast<std::size_t>(std::max<std::int64_t>(widths[j], 0)), ' ');
+          out += border;
+        const cell_line blank{std::string(static_cast<std::size_t>(std::max<std::int64_t>(widths[j], 0)), ' ')};
+        for (const auto& run : k < lines[j].size() ? lines[j][k] : blank)
+          out += options.use_color ? coloured(run, colours[i * table[i].size() + j]) : run;
       }
-      out += "│\n";
+      out += border;
+      out += "\n";
     }
   }
-  out += rule(widths, "└", "┴", "┘");
+  if (!options.use_color)
+    out += rule(widths, "└", "┴", "┘");
   if (options.trailing_empty_line)
     out += "\n";
   return out;
+}
+
+bool stdout_has_colour() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) == 1 && term != nullptr && std::string_view(term) != "dumb" && term[0] != '\0'
+         && std::getenv("NO_COLOR") == nullptr;
 }
 
 std::string visualize_array_sharding(const std::vector<std::int64_t>& shape, const sharding& s,
