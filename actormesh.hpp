@@ -33,6 +33,7 @@
 
 // Meshes, shardings, host and global arrays, operations, jit.
 #include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/debugging.hpp"
 #include "actormesh/sharding/host_array.hpp"
 #include "actormesh/sharding/host_array_print.hpp"
 #include "actormesh/sharding/jit.hpp"
@@ -62,6 +63,7 @@
 #include "actormesh/multihost/preemption.hpp"
 #include "actormesh/multihost/tree.hpp"
 #include "actormesh/multihost/tree_def.hpp"
+#include "actormesh/multihost/tree_device_put.hpp"
 
 // Colocated CPU devices, functions and classes (jax.experimental.colocated_python).
 #include "actormesh/colocated/colocated.hpp"

@@ -86,6 +86,11 @@ array global_leaf_to_host_local(const array& x, const mesh& m, const std::option
   return make_array_from_single_device_arrays(local_shape, local_s, shard_arrays(arranged));
 }
 
+array host_leaf_to_host_local(const tree_leaf& leaf, const mesh& m, const std::optional<partition_spec>& spec) {
+  refuse_none(spec);
+  return global_leaf_to_host_local(device_put(leaf_on_host(leaf), make_named_sharding(m, *spec)), m, spec);
+}
+
 void check_pspecs_structure(const std::string& what, const tree_def& inputs, const tree_def& pspecs) {
   if (inputs != pspecs)
     throw value_error(what + ": pspecs must be one PartitionSpec or a tree of the inputs' structure "

@@ -95,7 +95,8 @@ auto host_local_array_to_global_array(const Tree& local_inputs, const mesh& glob
 /// The inverse: each global array's part on this process's devices, as an array over the local
 /// mesh (global size / (A's size in the mesh) * (A's size in the local mesh)), sharing the
 /// shards' buffers; an array not laid out as NamedSharding(global_mesh, pspec) is resharded first.
-/// A fully addressable array is returned as is.
+/// A fully addressable array is returned as is. A host array or scalar leaf (JAX's numpy input) is
+/// taken as the global value: its part on this process's devices, laid out by its pspec.
 template <class Tree, class Specs>
 auto global_array_to_host_local_array(const Tree& global_inputs, const mesh& global_mesh, const Specs& pspecs) {
   auto specs = detail::flatten_pspecs("global_array_to_host_local_array", pspecs, tree_structure(global_inputs));
@@ -103,8 +104,11 @@ auto global_array_to_host_local_array(const Tree& global_inputs, const mesh& glo
   return tree_map(
       [&](const auto& leaf) {
         using L = std::remove_cvref_t<decltype(leaf)>;
-        static_assert(std::same_as<L, array>, "global_array_to_host_local_array takes a tree of am::array");
-        return detail::global_leaf_to_host_local(leaf, global_mesh, specs[k++]);
+        static_assert(data_leaf<L>, "global_array_to_host_local_array takes a tree of arrays, host arrays and scalars");
+        if constexpr (std::same_as<L, array>)
+          return detail::global_leaf_to_host_local(leaf, global_mesh, specs[k++]);
+        else
+          return detail::host_leaf_to_host_local(to_tree_leaf(leaf), global_mesh, specs[k++]);
       },
       global_inputs);
 }

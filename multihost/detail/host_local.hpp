@@ -20,6 +20,11 @@ array host_local_leaf_to_global(const tree_leaf& leaf, const mesh& m, const std:
 /// a fully addressable array as is.
 array global_leaf_to_host_local(const array& x, const mesh& m, const std::optional<partition_spec>& spec);
 
+/// A host leaf (JAX's numpy input) taken as the global value: its part on this process's devices,
+/// as global_leaf_to_host_local gives it for the array of that value laid out by `spec` (in one
+/// process, that array itself).
+array host_leaf_to_host_local(const tree_leaf& leaf, const mesh& m, const std::optional<partition_spec>& spec);
+
 /// Refuses a structure of pspecs that is not the inputs' (am::value_error naming both).
 void check_pspecs_structure(const std::string& what, const tree_def& inputs, const tree_def& pspecs);
 

@@ -253,12 +253,20 @@ std::shared_ptr<const plan_cache::entry> plan_cache::lookup(
   auto e = std::make_shared<entry>();
   {
     trace_context trace(inputs);
+    trace.accept_effects();
     auto outputs = fn(trace.tracers());
     auto& g = trace.recorded();
     for (auto& o : outputs)
       g.outputs.push_back(trace.node_of(o));
     if (g.outputs.empty())
       throw value_error("A jitted function must return at least one array");
+    e->outputs = g.outputs.size();
+    // A debug effect's values become extra outputs, so that every call has them to show.
+    for (auto& effect : trace.effects()) {
+      for (auto& v : effect.values)
+        g.outputs.push_back(trace.node_of(v));
+      e->effects.emplace_back(effect.body, effect.values.size());
+    }
     e->lowered = lower(g, name_);
     e->captured = trace.captured();
     for (auto& nd : g.nodes)
@@ -277,11 +285,26 @@ std::vector<array> plan_cache::call(const std::vector<array>& inputs,
     return fn(inputs);
   }
   auto e = lookup(inputs, fn);
-  if (e->captured.empty())
-    return run_plan(e->lowered, inputs);
-  auto args = inputs;
-  args.insert(args.end(), e->captured.begin(), e->captured.end());
-  return run_plan(e->lowered, args);
+  std::vector<array> results;
+  if (e->captured.empty()) {
+    results = run_plan(e->lowered, inputs);
+  } else {
+    auto args = inputs;
+    args.insert(args.end(), e->captured.begin(), e->captured.end());
+    results = run_plan(e->lowered, args);
+  }
+  if (e->effects.empty())
+    return results;
+  // The debug effects' values, in the order they were recorded, after the function's outputs.
+  std::size_t next = e->outputs;
+  for (auto& [body, count] : e->effects) {
+    trace_effect effect{body, std::vector<array>(results.begin() + static_cast<std::ptrdiff_t>(next),
+                                                 results.begin() + static_cast<std::ptrdiff_t>(next + count))};
+    next += count;
+    schedule_debug_effect(effect);
+  }
+  results.resize(e->outputs);
+  return results;
 }
 
 std::string plan_cache::lowered_text(const std::vector<array>& inputs,

@@ -7,15 +7,29 @@
 #include "actormesh/sharding/array.hpp"
 #include "actormesh/sharding/detail/graph.hpp"
 #include "actormesh/sharding/detail/plan.hpp"
+#include "actormesh/sharding/host_array.hpp"
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace am::detail {
+
+/// A debug effect (am::debug_callback, am::debug_print) as a trace holds it: its body, run with
+/// one device's shards of the values, and the values.
+struct trace_effect {
+  std::function<void(const std::vector<host_array>&)> body;
+  std::vector<array> values;
+};
+
+/// Runs a debug effect on concrete values: one host task per device holding them, in this
+/// thread's lane (sharding/debugging.cpp). Throws am::value_error when the values are not all on
+/// the same devices.
+void schedule_debug_effect(const trace_effect& effect);
 
 /// The graph being recorded while a function is traced, with its tracer arguments and the concrete
 /// arrays the function used (captured as extra arguments).
@@ -47,8 +61,23 @@ public:
   /// extra input nodes.
   const std::vector<array>& captured() const noexcept { return captured_; }
 
+  /// Lets debug effects be recorded here: a jit trace, whose plan runs them on every call (the
+  /// traces pmap, vmap and grad make of a body replay their graphs and would lose them).
+  void accept_effects() noexcept { accepts_effects_ = true; }
+
+  /// Whether debug effects may be recorded here.
+  bool accepts_effects() const noexcept { return accepts_effects_; }
+
+  /// Records a debug effect whose values are tracers of this trace or concrete arrays.
+  void add_effect(trace_effect e) { effects_.push_back(std::move(e)); }
+
+  /// The debug effects recorded, in program order.
+  const std::vector<trace_effect>& effects() const noexcept { return effects_; }
+
 private:
   graph graph_;
+  std::vector<trace_effect> effects_;
+  bool accepts_effects_ = false;
   std::vector<array> tracers_;
   std::vector<array> captured_;
   std::map<const array_state*, int> captured_nodes_;
@@ -95,6 +124,9 @@ private:
     plan lowered;
     std::vector<array> captured;
     std::vector<sharding_ptr> keep_alive;
+    std::size_t outputs = 0; ///< the function's outputs; the debug effects' values follow them
+    /// Per debug effect, its body and how many of the plan's extra outputs are its values.
+    std::vector<std::pair<std::function<void(const std::vector<host_array>&)>, std::size_t>> effects;
   };
 
   std::shared_ptr<const entry> lookup(const std::vector<array>& inputs,
