@@ -70,8 +70,8 @@ void debug_effect(debug_effect_function body, std::vector<array> values) {
       throw value_error("am::debug_callback: Use of an empty am::array");
   if (auto* t = current_trace()) {
     if (!t->accepts_effects())
-      throw value_error("am::debug_callback and am::debug_print work outside jit and directly inside jit; inside "
-                        "pmap, vmap and grad they are not supported yet");
+      throw value_error("am::debug_callback and am::debug_print work outside jit, inside jit and inside pmap; "
+                        "inside vmap and grad they are not supported yet");
     t->add_effect(trace_effect{std::move(body), std::move(values)});
     return;
   }

@@ -244,7 +244,15 @@ std::shared_ptr<staged_program> program_for(staged_cache& cache, const staged_ca
   }
   {
     axis_scope scope({call.axis_name, call.size, call.replicated});
-    p->traced = trace_function(*call.f, slices);
+    p->traced = trace_function(*call.f, slices, /*keep_effects=*/true);
+  }
+  if (!p->traced.effects.empty()) {
+    // A debug print or callback: the one-plan path runs the call, and its effects on every call
+    // (its collectives become shard transfers there: correct, without stages).
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    if (cache.programs.size() >= staged_cache_bound && cache.programs.count(key) == 0)
+      cache.programs.clear();
+    return cache.programs.emplace(key, p).first->second;
   }
   std::set<int> processes;
   for (auto& d : call.stacked->device_assignment())

@@ -27,13 +27,21 @@ array abstract_array(shape_t shape, am::dtype type, sharding_ptr layout) {
   return array(std::move(s));
 }
 
-traced_function trace_function(const array_function& fn, const std::vector<array>& args) {
+traced_function trace_function(const array_function& fn, const std::vector<array>& args, bool keep_effects) {
   traced_function out;
   trace_context trace(args);
+  if (keep_effects)
+    trace.accept_effects();
   auto results = fn(trace.tracers());
   auto& g = trace.recorded();
   for (auto& r : results)
     g.outputs.push_back(trace.node_of(r));
+  for (auto& effect : trace.effects()) {
+    for (auto& v : effect.values)
+      g.outputs.push_back(trace.node_of(v));
+    out.effects.emplace_back(effect.body, effect.values.size());
+    out.effect_outputs += effect.values.size();
+  }
   out.g = g;
   out.captured = trace.captured();
   return out;

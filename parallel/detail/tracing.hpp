@@ -27,12 +27,17 @@ array abstract_array(shape_t shape, am::dtype type, sharding_ptr layout);
 struct traced_function {
   graph g;
   std::vector<array> captured;
+  /// With keep_effects: the debug effects `fn` made, in order, each with the number of its values;
+  /// the values are the last outputs of `g`, after the function's own.
+  std::vector<std::pair<std::function<void(const std::vector<host_array>&)>, std::size_t>> effects;
+  std::size_t effect_outputs = 0; ///< how many of g's outputs are the effects' values
 };
 
 /// Traces `fn` on abstract arguments `args` (see abstract_array) into a graph of its own; the
 /// trace is nested in the current one, if any. Tracers of an enclosing trace cannot be used by `fn`
-/// (pass them as arguments).
-traced_function trace_function(const array_function& fn, const std::vector<array>& args);
+/// (pass them as arguments). With `keep_effects`, debug effects in `fn` are kept (traced_function's
+/// effects) for the caller to replay; without, they are refused.
+traced_function trace_function(const array_function& fn, const std::vector<array>& args, bool keep_effects = false);
 
 /// A constant of `shape` and `type` laid out by `layout` (recorded when tracing).
 array filled(double value, const shape_t& shape, am::dtype type, const sharding_ptr& layout);

@@ -1,8 +1,8 @@
 // JAX's debugging tools: debug_callback and debug_print run once per device with that device's
 // shard, inside jit on every call (not only while tracing) and outside jit at once, in program
-// order per device, after the work before them; effects_barrier waits for them;
-// inspect_array_sharding gives a traced value's sharding once per signature; what is not supported
-// (inside pmap) and a format that does not fit are refused at the call.
+// order per device, after the work before them, inside pmap with each device's slice;
+// effects_barrier waits for them; inspect_array_sharding gives a traced value's sharding once per
+// signature; what is not supported (inside vmap) and a format that does not fit are refused.
 #include <actormesh.hpp>
 
 #include <catch2/catch.hpp>
@@ -132,18 +132,56 @@ TEST_CASE("debug_print and debug_callback refuse what they cannot do, at the cal
   auto elsewhere = am::device_put(am::host_array::arange(4, am::dtype::float32), am::devices()[3]);
   CHECK_THROWS_WITH(am::debug_callback([](const am::host_array&, const am::host_array&) {}, x, elsewhere),
                     Catch::Contains("its values must be on the same devices"));
-  auto in_pmap = am::pmap([](const am::array& a) {
+  auto in_vmap = am::vmap([](const am::array& a) {
     am::debug_print("{}", a);
     return a;
   });
-  CHECK_THROWS_WITH(in_pmap(am::host_array::arange(4, am::dtype::float32).reshape({2, 2})),
-                    Catch::Contains("inside pmap, vmap and grad they are not supported yet"));
+  CHECK_THROWS_WITH(in_vmap(x), Catch::Contains("inside vmap and grad they are not supported yet"));
   // A callback that throws is reported and dropped; later effects still run.
   int after = 0;
   am::debug_callback([](const am::host_array&) { throw am::value_error("boom"); }, x);
   am::debug_callback([&](const am::host_array&) { ++after; }, x);
   am::effects_barrier();
   CHECK(after == 2);
+}
+
+TEST_CASE("debug_print and debug_callback inside pmap: each device its own slice, collectives too", "[unit][debugging]") {
+  am::runtime rt(am::test::cpu_options(4));
+  auto data = am::host_array::arange(6, am::dtype::float32).reshape({3, 2}); // 3 devices, a [2] slice each
+  auto show = am::pmap([](const am::array& a) {
+    am::debug_print("slice {}", a);
+    return a * 2.0f;
+  });
+  const auto printed = stdout_of([&] {
+    auto r = show(data);
+    CHECK(r.to_host().to_vector<float>() == std::vector<float>{0, 2, 4, 6, 8, 10});
+    show(data); // cached: prints again
+    am::effects_barrier();
+  });
+  CHECK(printed == "slice [0. 1.]\nslice [2. 3.]\nslice [4. 5.]\nslice [0. 1.]\nslice [2. 3.]\nslice [4. 5.]\n");
+  // With a collective: the psum is the same on every device, and each device shows it.
+  std::mutex mutex;
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> seen;
+  auto total = am::pmap(
+    [&](const am::array& a) {
+      auto s = am::psum(a, "i");
+      am::debug_callback(
+        [&](const am::host_array& mine, const am::host_array& sum) {
+          std::lock_guard<std::mutex> guard(mutex);
+          seen.emplace_back(mine.to_vector<float>(), sum.to_vector<float>());
+        },
+        a, s);
+      return s;
+    },
+    "i");
+  auto r = total(data);
+  am::effects_barrier();
+  CHECK(r.to_host().to_vector<float>() == std::vector<float>{6, 9, 6, 9, 6, 9});
+  REQUIRE(seen.size() == 3);
+  for (std::size_t d = 0; d < 3; ++d) {
+    CHECK(seen[d].first == std::vector<float>{float(2 * d), float(2 * d + 1)});
+    CHECK(seen[d].second == std::vector<float>{6, 9});
+  }
 }
 
 TEST_CASE("inspect_array_sharding gives the sharding at once outside jit, once per signature inside", "[unit][debugging]") {
