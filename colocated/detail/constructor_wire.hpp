@@ -80,7 +80,13 @@ struct travelling_constructor {
   static std::optional<std::string> encode(const A&... args) { return argument_wire<A...>::encode(args...); }
 
 private:
-  static std::string make_key() { return std::string(typeid(T).name()) + "/" + typeid(std::tuple<A...>).name(); }
+  // Appended in place: GCC 12 at -O1 warns (-Warray-bounds, a false positive) about the
+  // temporaries of `std::string(a) + "/" + b` when the type names are long.
+  static std::string make_key() {
+    std::string key(typeid(T).name());
+    key.append("/").append(typeid(std::tuple<A...>).name());
+    return key;
+  }
 
   static std::shared_ptr<void> build(const std::string& bytes) {
     if constexpr (can_travel) {
