@@ -11,6 +11,7 @@
 #include "bench_flags.hpp"
 #include "bench_report.hpp"
 #include "observability/trace_hooks.hpp"
+#include "observability/trace_writer.hpp"
 
 #include <fmt/core.h>
 
@@ -63,6 +64,24 @@ double hook_ns(long long n) {
   return (am::bench::thread_cpu_ns() - start) / static_cast<double>(n);
 }
 
+/// Wall milliseconds of what one periodic flush (AM_TRACE_FLUSH_SECONDS) does once a long run has
+/// filled the trace's budget of 2^20 events: collect every buffer, write the JSON, write the file
+/// (the flush rewrites the whole file each time). Also the size of that file.
+std::pair<double, std::uintmax_t> full_flush_ms(const std::string& path) {
+  am::start_trace(path);
+  am::device d{};
+  for (long long i = 0; i < (1LL << 20) + 1000; ++i) // past the budget: the rest is dropped
+    am::observability::trace_lane(d, "admit", static_cast<std::uint64_t>(i));
+  const auto start = clock_type::now();
+  const auto why = am::observability::write_text_file(
+    path, am::observability::trace_json(am::observability::collect(), am::observability::trace_process_info{}));
+  const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+  const auto bytes = why.empty() ? std::filesystem::file_size(path) : 0;
+  am::stop_trace();
+  std::filesystem::remove(path);
+  return {ms, bytes};
+}
+
 int run(int argc, char** argv) {
   am::bench::flags flag(argc, argv, "what recording a trace costs dispatch and completion, trace off against on");
   const int ops = static_cast<int>(flag.integer("--ops", 20000, "operations per round"));
@@ -107,6 +126,7 @@ int run(int argc, char** argv) {
     am::stop_trace();
   }
   std::filesystem::remove(path);
+  const auto [flush_ms, flush_bytes] = full_flush_ms(path);
   auto med = [](const std::vector<double>& v) { return am::bench::percentile(v, 0.5); };
   fmt::print("trace benchmark: tiny op (x + 1) on {} shards, {} ops a round, {} rounds, off and on interleaved\n", n,
              ops, rounds);
@@ -122,16 +142,20 @@ int run(int argc, char** argv) {
   fmt::print("  to completion, traced:            {:.2f} us per op  ratio {:.3f}x\n", med(on_c), med(on_c) / med(off_c));
   fmt::print("  CPU of all threads per op, untraced: {:.2f} us, traced: {:.2f} us  ratio {:.3f}x (target <= 1.05x: {})\n",
              med(off_cpu), med(on_cpu), med(on_cpu) / med(off_cpu), med(on_cpu) <= 1.05 * med(off_cpu) ? "met" : "missed");
-  // Per operation: one send per shard on the caller, an admit and a program span per shard on the devices.
-  const double hooks_per_op = 3.0 * static_cast<double>(n);
+  // Per operation: a dispatch span and a send per shard on the caller, an admit and a program span
+  // per shard on the devices.
+  const double hooks_per_op = 4.0 * static_cast<double>(n);
   fmt::print("  a disabled hook: {:.2f} ns (thread CPU time); {} hooks per op = {:.4f} us, ratio {:.4f}x of the untraced dispatch\n", hook,
              hooks_per_op, hook * hooks_per_op / 1000, 1 + hook * hooks_per_op / 1000 / med(off_d));
-  // Recorded, each operation costs its events: per shard an admit and a program span (two clock
-  // reads), plus the sends that were not coalesced.
+  // Recorded, each operation costs its events: per shard a dispatch span (with its arrow's start),
+  // an admit and a program span (with its end), plus the sends that were not coalesced.
   fmt::print("  a recorded lane event (thread CPU time): {:.1f} ns into fresh buffers, {:.1f} ns into reused ones; about {} events per op = {:.3f} us, {:.1f}% of the untraced dispatch\n",
-             fresh, recorded, 2 * n, recorded * 2.0 * static_cast<double>(n) / 1000,
-             100 * recorded * 2.0 * static_cast<double>(n) / 1000 / med(off_d));
+             fresh, recorded, 3 * n, recorded * 3.0 * static_cast<double>(n) / 1000,
+             100 * recorded * 3.0 * static_cast<double>(n) / 1000 / med(off_d));
   fmt::print("  last trace file: {} bytes\n", kept);
+  fmt::print("  one flush of a full trace (2^20 events, {} bytes): {:.0f} ms, {:.1f}% of one core at the 10 s interval "
+             "(AM_TRACE_FLUSH_SECONDS) while events still come; none once the budget is spent\n",
+             flush_bytes, flush_ms, flush_ms / 100.0);
   return 0;
 }
 

@@ -276,6 +276,17 @@ void stop_recording() noexcept {
   trace_detail::trace_recording.store(false, std::memory_order_release);
 }
 
+std::uint64_t recorded_events() {
+  auto& r = reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const std::uint64_t session = r.session.load(std::memory_order_acquire);
+  std::uint64_t n = 0;
+  for (auto& b : r.buffers)
+    if (b->session.load(std::memory_order_acquire) == session)
+      n += b->count.load(std::memory_order_acquire);
+  return n;
+}
+
 collected_trace collect() {
   auto& r = reg();
   collected_trace out;

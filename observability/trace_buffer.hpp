@@ -120,4 +120,8 @@ void stop_recording() noexcept;
 /// Every event recorded in this session so far, by every thread, its times in trace_clock_ns().
 collected_trace collect();
 
+/// How many events this session holds so far (cheap: no event is read). It stops growing once the
+/// budget is spent (drop_newest), which is how the periodic flush knows it has nothing new.
+std::uint64_t recorded_events();
+
 } // namespace am::observability

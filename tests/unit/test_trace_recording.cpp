@@ -9,9 +9,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using am::testing::read_trace_file;
@@ -92,6 +95,63 @@ TEST_CASE("trace: the event budget bounds memory and the file counts what was dr
   CHECK(kept >= 4096);
   CHECK(kept <= 8192); // the budget, rounded up to whole chunks of 4096
   CHECK(t.other.at("dropped_events").get<std::int64_t>() == static_cast<std::int64_t>(20000 - kept));
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+/// The inode of `path` once it exists (0 when it does not within `wait`): a flush writes a
+/// temporary file and renames it over the trace, so every flush gives the file a new inode.
+ino_t trace_inode_within(const std::string& path, std::chrono::milliseconds wait) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  struct stat st {};
+  while (::stat(path.c_str(), &st) != 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+/// The inode of `path` after it changed from `before`, or `before` when it did not within `wait`.
+ino_t trace_inode_after_change(const std::string& path, ino_t before, std::chrono::milliseconds wait) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  struct stat st {};
+  while (std::chrono::steady_clock::now() < until) {
+    if (::stat(path.c_str(), &st) == 0 && st.st_ino != before)
+      return st.st_ino;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return before;
+}
+
+} // namespace
+
+TEST_CASE("trace: the periodic flush rewrites the file while events come, and not once the budget is spent",
+          "[unit][trace]") {
+  const auto path = trace_temp_path("flush_when_new.json");
+  std::filesystem::remove(path);
+  ::setenv("AM_TRACE_MAX_EVENTS", "5000", 1);
+  ::setenv("AM_TRACE_FLUSH_SECONDS", "1", 1);
+  am::start_trace(path);
+  ::unsetenv("AM_TRACE_MAX_EVENTS");
+  ::unsetenv("AM_TRACE_FLUSH_SECONDS");
+  for (int i = 0; i < 100; ++i)
+    am::trace_scope s("early");
+  const auto first = trace_inode_within(path, std::chrono::seconds(10));
+  REQUIRE(first != 0); // flushed within its second
+  for (int i = 0; i < 100; ++i)
+    am::trace_scope s("later");
+  const auto second = trace_inode_after_change(path, first, std::chrono::seconds(10));
+  CHECK(second != first); // new events: the next flush wrote them
+  for (int i = 0; i < 20000; ++i) // past the budget: every later event is dropped
+    am::trace_scope s("many");
+  const auto full = trace_inode_after_change(path, second, std::chrono::seconds(10));
+  CHECK(full != second);
+  // Nothing new can come: two more flush intervals leave the file as it is.
+  CHECK(trace_inode_after_change(path, full, std::chrono::milliseconds(2500)) == full);
+  am::stop_trace();
+  auto t = read_trace_file(path);
+  CHECK(t.count("user", "early") == 100);
+  CHECK(t.count("user", "later") == 100);
+  CHECK(t.other.at("dropped_events").get<std::int64_t>() > 0); // the final write still counts the drops
   std::filesystem::remove(path);
 }
 
