@@ -81,7 +81,7 @@ void debug_effect(debug_effect_function body, std::vector<array> values) {
 } // namespace detail
 
 void debug_print(const std::string& format, const std::vector<array>& values) {
-  // The format is checked here, on the caller's thread, with placeholders for the values.
+  // The format is checked here, on the caller's thread, by rendering it once with "?" for each value.
   auto render = [format](const std::vector<std::string>& texts) {
     fmt::dynamic_format_arg_store<fmt::format_context> args;
     for (auto& t : texts)

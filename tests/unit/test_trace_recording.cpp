@@ -100,17 +100,9 @@ TEST_CASE("trace: the event budget bounds memory and the file counts what was dr
 
 namespace {
 
-/// The inode of `path` once it exists (0 when it does not within `wait`): a flush writes a
-/// temporary file and renames it over the trace, so every flush gives the file a new inode.
-ino_t trace_inode_within(const std::string& path, std::chrono::milliseconds wait) {
-  const auto until = std::chrono::steady_clock::now() + wait;
-  struct stat st {};
-  while (::stat(path.c_str(), &st) != 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
-}
-
-/// The inode of `path` after it changed from `before`, or `before` when it did not within `wait`.
+/// The inode of `path` after it changed from `before` (0: the file's first inode, once it exists),
+/// or `before` when it did not within `wait`. A flush writes a temporary file and renames it over
+/// the trace, so every flush gives the file a new inode.
 ino_t trace_inode_after_change(const std::string& path, ino_t before, std::chrono::milliseconds wait) {
   const auto until = std::chrono::steady_clock::now() + wait;
   struct stat st {};
@@ -135,7 +127,7 @@ TEST_CASE("trace: the periodic flush rewrites the file while events come, and no
   ::unsetenv("AM_TRACE_FLUSH_SECONDS");
   for (int i = 0; i < 100; ++i)
     am::trace_scope s("early");
-  const auto first = trace_inode_within(path, std::chrono::seconds(10));
+  const auto first = trace_inode_after_change(path, 0, std::chrono::seconds(10));
   REQUIRE(first != 0); // flushed within its second
   for (int i = 0; i < 100; ++i)
     am::trace_scope s("later");
