@@ -91,10 +91,9 @@ array host_leaf_to_host_local(const tree_leaf& leaf, const mesh& m, const std::o
   return global_leaf_to_host_local(device_put(leaf_on_host(leaf), make_named_sharding(m, *spec)), m, spec);
 }
 
-void check_pspecs_structure(const std::string& what, const tree_def& inputs, const tree_def& pspecs) {
-  if (inputs != pspecs)
-    throw value_error(what + ": pspecs must be one PartitionSpec or a tree of the inputs' structure "
-                      + inputs.to_string() + ", but its structure is " + pspecs.to_string());
+void throw_pspecs_structure(const std::string& what, const tree_def& inputs, const tree_def& pspecs) {
+  throw value_error(what + ": pspecs must be one PartitionSpec or a tree prefix of the inputs' structure "
+                    + inputs.to_string() + ", but its structure is " + pspecs.to_string());
 }
 
 } // namespace am::detail

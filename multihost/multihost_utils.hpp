@@ -74,8 +74,10 @@ void sync_global_devices(const std::string& name);
 /// Each process's local data (a tree of host arrays, fully addressable arrays or scalars) becomes
 /// its part of a global array laid out by NamedSharding(global_mesh, pspec): along a dimension
 /// split over mesh axes A, global size = local size / (A's size in the local mesh) * (A's size in
-/// the mesh). `pspecs` is one partition_spec for every leaf or a tree of them of the inputs'
-/// structure; None (am::none, an empty optional) is refused with JAX's message. The processes'
+/// the mesh). `pspecs` is one partition_spec for every leaf or a tree of them that is a prefix of
+/// the inputs' structure (a spec covers its whole subtree, as in JAX); None (am::none, an empty
+/// optional) where a leaf needs a spec is refused with JAX's message. A None in the inputs stays
+/// None. The processes'
 /// devices must form contiguous subcubes of the mesh (see local_mesh). A non-fully-addressable
 /// array is returned as is; an array already laid out as NamedSharding(local_mesh, pspec) is
 /// reused without a copy (its shards' buffers are shared).

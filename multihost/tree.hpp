@@ -1,7 +1,8 @@
 /// Trees of values, as JAX's pytrees: containers (std::tuple, std::pair, std::array, std::vector,
 /// std::map with string keys) nested to any depth, whose leaves are global arrays, host arrays,
 /// scalars (any element type: bool, std::uint8_t, std::int32_t, std::int64_t, float16, bfloat16,
-/// float, double), partition specs or shardings. Every multihost utility takes and returns trees.
+/// float, double), partition specs or shardings. am::none is JAX's None: an empty node, kept in
+/// place by tree_map and skipped by tree_flatten. Every multihost utility takes and returns trees.
 ///
 ///     std::tuple<am::host_array, std::map<std::string, float>> t{x, {{"lr", 0.1f}}};
 ///     am::tree_structure(t).to_string();           // PyTreeDef((*, {'lr': *}))
@@ -108,7 +109,9 @@ inline constexpr bool is_tree_v = tree_leaf_type<T> || detail::tuple_like<T>::va
 /// The structure of `t`.
 template <class T>
 tree_def tree_structure(const T& t) {
-  if constexpr (tree_leaf_type<T>) {
+  if constexpr (std::same_as<T, none_t>) {
+    return tree_def::none();
+  } else if constexpr (tree_leaf_type<T>) {
     return tree_def::leaf();
   } else if constexpr (detail::tuple_like<T>::value) {
     return std::apply(
@@ -138,7 +141,9 @@ tree_def tree_structure(const T& t) {
 /// Calls `f(leaf)` on every leaf of `t`, in order (tuples and lists front to back, dicts by key).
 template <class T, class F>
 void tree_for_each(const T& t, F&& f) {
-  if constexpr (tree_leaf_type<T>) {
+  if constexpr (std::same_as<T, none_t>) {
+    return; // None holds no leaves
+  } else if constexpr (tree_leaf_type<T>) {
     f(t);
   } else if constexpr (detail::tuple_like<T>::value) {
     std::apply([&](const auto&... e) { (tree_for_each(e, f), ...); }, t);
@@ -157,7 +162,9 @@ void tree_for_each(const T& t, F&& f) {
 /// order (so a counter in `f` walks the flattened leaves).
 template <class T, class F>
 auto tree_map(F&& f, const T& t) {
-  if constexpr (tree_leaf_type<T>) {
+  if constexpr (std::same_as<T, none_t>) {
+    return none_t{}; // None stays None, as in JAX
+  } else if constexpr (tree_leaf_type<T>) {
     return f(t);
   } else if constexpr (detail::tuple_like<T>::value) {
     return std::apply(
@@ -222,7 +229,11 @@ namespace detail {
 /// Rebuilds a T from `def` and the leaves from position `next` on.
 template <class T>
 T unflatten_node(const tree_def& def, std::span<const tree_leaf> leaves, std::size_t& next) {
-  if constexpr (data_leaf<T>) {
+  if constexpr (std::same_as<T, none_t>) {
+    if (def.node_kind() != tree_def::kind::none)
+      throw_tree_mismatch(def, "None");
+    return none_t{};
+  } else if constexpr (data_leaf<T>) {
     if (def.node_kind() != tree_def::kind::leaf)
       throw_tree_mismatch(def, "a leaf");
     tree_leaf v = checked_leaf(leaves, next++);

@@ -22,6 +22,8 @@ std::string format_node(const tree_def& t, const std::function<std::string(std::
   using kind = tree_def::kind;
   if (t.node_kind() == kind::leaf)
     return leaf_text(next++, top);
+  if (t.node_kind() == kind::none)
+    return "None";
   const auto& children = t.children();
   std::string open = t.node_kind() == kind::tuple ? "(" : t.node_kind() == kind::list ? "[" : "{";
   std::string close = t.node_kind() == kind::tuple ? ")" : t.node_kind() == kind::list ? "]" : "}";
@@ -40,9 +42,16 @@ std::string format_node(const tree_def& t, const std::function<std::string(std::
 
 } // namespace
 
+tree_def tree_def::none() {
+  tree_def t;
+  t.kind_ = kind::none;
+  t.leaves_ = 0;
+  return t;
+}
+
 tree_def tree_def::node(kind k, std::vector<tree_def> children, std::vector<std::string> keys) {
-  if (k == kind::leaf)
-    throw value_error("tree_def::node: a leaf has no children; use tree_def::leaf()");
+  if (k == kind::leaf || k == kind::none)
+    throw value_error("tree_def::node: a leaf and None have no children; use tree_def::leaf() or tree_def::none()");
   if (k == kind::dict ? keys.size() != children.size() : !keys.empty())
     throw value_error("tree_def::node: a dict needs one key per child, other nodes none");
   tree_def t;

@@ -11,17 +11,21 @@
 namespace am {
 
 /// One node of a tree's structure. A leaf is `*`; containers are tuples (std::tuple, std::pair,
-/// std::array), lists (std::vector) and dicts (std::map with string keys, keys in sorted order).
+/// std::array), lists (std::vector) and dicts (std::map with string keys, keys in sorted order);
+/// `None` (am::none in a tree of data) is a node without children, as in JAX.
 class tree_def {
 public:
   /// What a node is.
-  enum class kind { leaf, tuple, list, dict };
+  enum class kind { leaf, tuple, list, dict, none };
 
   /// A single leaf (`PyTreeDef(*)`).
   tree_def() = default;
 
   /// The structure of a leaf.
   static tree_def leaf() { return {}; }
+
+  /// JAX's None: a node with no children and no leaves (`PyTreeDef(None)`).
+  static tree_def none();
 
   /// A container node; `keys` (dicts only) has one key per child.
   static tree_def node(kind k, std::vector<tree_def> children, std::vector<std::string> keys = {});

@@ -11,6 +11,7 @@
 #define ACTORMESH_PARALLEL_GRAD_HPP
 
 #include "actormesh/parallel/detail/autodiff.hpp"
+#include "actormesh/sharding/detail/array_arguments.hpp"
 #include "actormesh/sharding/jit.hpp"
 
 #include <memory>
@@ -27,10 +28,12 @@ public:
   differentiated(F f, std::vector<int> argnums)
     : f_(std::move(f)), argnums_(std::move(argnums)), cache_(std::make_shared<detail::plan_cache>("grad")) {}
 
-  /// The gradient (with the value first for value_and_grad) at these arguments.
+  /// The gradient (with the value first for value_and_grad) at these arguments: arrays, host
+  /// arrays or scalars (see jitted; an integer scalar is int32, which grad refuses as JAX does).
   template <class... Args>
+    requires(detail::array_argument<Args> && ...)
   auto operator()(const Args&... args) const {
-    std::vector<array> inputs{args...};
+    std::vector<array> inputs{detail::device_argument(args)...};
     auto out = cache_->call(inputs, [this](const std::vector<array>& tracers) {
       detail::array_function fn = [this](const std::vector<array>& a) {
         return call_with(a, std::index_sequence_for<Args...>{});

@@ -40,7 +40,7 @@ public:
   /// or a scalar (int32, float32 or bool, as JAX takes Python's): host data is put by pmap, split
   /// over the devices when mapped and copied to each when not; `f` sees arrays either way.
   template <class... Args>
-    requires(detail::pmap_input<Args> && ...)
+    requires(detail::array_argument<Args> && ...)
   auto operator()(const Args&... args) const {
     using R = std::decay_t<std::invoke_result_t<const F&, detail::as_array<Args>...>>;
     std::vector<detail::pmap_argument> inputs{detail::pmap_argument_of(args)...};

@@ -11,6 +11,7 @@
 
 #include "actormesh/parallel/axis_spec.hpp"
 #include "actormesh/parallel/detail/vmap_impl.hpp"
+#include "actormesh/sharding/detail/array_arguments.hpp"
 #include "actormesh/sharding/jit.hpp"
 
 #include <memory>
@@ -30,11 +31,12 @@ public:
     : f_(std::move(f)), in_axes_(std::move(in_axes)), out_axes_(std::move(out_axes)),
       axis_name_(std::move(axis_name)), cache_(std::make_shared<detail::plan_cache>("vmap")) {}
 
-  /// Runs the function over the batch.
+  /// Runs the function over the batch. Arguments are arrays, host arrays or scalars (see jitted).
   template <class... Args>
+    requires(detail::array_argument<Args> && ...)
   auto operator()(const Args&... args) const {
-    using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
-    std::vector<array> inputs{args...};
+    using R = std::decay_t<std::invoke_result_t<const F&, detail::as_array<Args>...>>;
+    std::vector<array> inputs{detail::device_argument(args)...};
     auto out = cache_->call(inputs, [this](const std::vector<array>& tracers) {
       detail::array_function fn = [this](const std::vector<array>& a) {
         return call_with(a, std::index_sequence_for<Args...>{});

@@ -70,8 +70,7 @@ void debug_effect(debug_effect_function body, std::vector<array> values) {
       throw value_error("am::debug_callback: Use of an empty am::array");
   if (auto* t = current_trace()) {
     if (!t->accepts_effects())
-      throw value_error("am::debug_callback and am::debug_print work outside jit, inside jit and inside pmap; "
-                        "inside vmap and grad they are not supported yet");
+      throw value_error("internal: am::debug_callback inside a trace that takes no debug effects");
     t->add_effect(trace_effect{std::move(body), std::move(values)});
     return;
   }
@@ -97,8 +96,8 @@ void debug_print(const std::string& format, const std::vector<array>& values) {
   detail::debug_effect(
     [render](const std::vector<host_array>& shards) {
       std::vector<std::string> texts;
-      for (auto& s : shards)
-        texts.push_back(to_string(s));
+      for (auto& s : shards) // JAX formats a 0-d array as its item: a float as Python prints a double
+        texts.push_back(to_string(s.ndim() == 0 && is_floating(s.dtype()) ? s.astype(dtype::float64) : s));
       const std::string line = render(texts) + "\n";
       std::lock_guard<std::mutex> guard(detail::output_mutex());
       std::fwrite(line.data(), 1, line.size(), stdout);

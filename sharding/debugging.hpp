@@ -35,8 +35,9 @@ namespace detail {
 using debug_effect_function = std::function<void(const std::vector<host_array>& shards)>;
 
 /// Records the effect in the jit trace being recorded (each call of the jitted function then runs
-/// it), or runs it now on `values`' shards outside jit. Throws am::value_error inside pmap, vmap
-/// and grad traces, and when the values are not on the same devices.
+/// it; inside vmap and pmap once per example, parallel/detail/batched_effects.hpp), or runs it now
+/// on `values`' shards outside jit. Throws am::value_error when the values are not on the same
+/// devices.
 void debug_effect(debug_effect_function body, std::vector<array> values);
 
 /// A host array as a callback receives it, whatever the argument's type.

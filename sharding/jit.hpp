@@ -6,6 +6,7 @@
 #define ACTORMESH_SHARDING_JIT_HPP
 
 #include "actormesh/sharding/array.hpp"
+#include "actormesh/sharding/detail/array_arguments.hpp"
 #include "actormesh/sharding/detail/trace.hpp"
 
 #include <functional>
@@ -51,11 +52,14 @@ public:
   explicit jitted(F f, std::string name = "jit")
     : f_(std::move(f)), cache_(std::make_shared<detail::plan_cache>(std::move(name))) {}
 
-  /// Runs the cached plan for these arguments' signature, tracing `f` first on a miss.
+  /// Runs the cached plan for these arguments' signature, tracing `f` first on a miss. Each
+  /// argument is an am::array, an am::host_array or a scalar (int32 / float32 / bool, as JAX takes
+  /// Python's), host data put on the default device first; `f` sees arrays either way.
   template <class... Args>
+    requires(detail::array_argument<Args> && ...)
   auto operator()(const Args&... args) const {
-    using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
-    std::vector<array> inputs{args...};
+    using R = std::decay_t<std::invoke_result_t<const F&, detail::as_array<Args>...>>;
+    std::vector<array> inputs{detail::device_argument(args)...};
     auto outputs = cache_->call(inputs, [this](const std::vector<array>& tracers) {
       return call_with(tracers, std::index_sequence_for<Args...>{});
     });
@@ -68,7 +72,7 @@ public:
   /// The per-shard programs of the plan for these arguments (traces on a miss), for inspection.
   template <class... Args>
   std::string lowered_text(const Args&... args) const {
-    std::vector<array> inputs{args...};
+    std::vector<array> inputs{detail::device_argument(args)...};
     return cache_->lowered_text(inputs, [this](const std::vector<array>& tracers) {
       return call_with(tracers, std::index_sequence_for<Args...>{});
     });

@@ -41,7 +41,8 @@ private:
   std::vector<am::device> devices_;
 };
 
-/// `std::make_shared<const single_device_sharding>(d)`.
+/// The sharding of `d` alone: one shared object per device, so that jit's plans, cached by their
+/// inputs' sharding objects, are shared by every array placed on that device.
 std::shared_ptr<const single_device_sharding> make_single_device_sharding(const am::device& d);
 
 } // namespace am

@@ -3,6 +3,7 @@
 #include "actormesh/actors/errors.hpp"
 #include "actormesh/devices/runtime.hpp"
 #include "parallel/detail/axis_env.hpp"
+#include "parallel/detail/batched_effects.hpp"
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/mapping.hpp"
 #include "parallel/detail/pmap_agreement.hpp"
@@ -109,45 +110,6 @@ array laid_out(const pmap_argument& given, const axis_spec& axis, const pmap_lay
   return device_put(*axis.axis == 0 ? x : moveaxis(x, *axis.axis, 0), layouts.stacked);
 }
 
-/// Moves the debug effects of the traced body into the enclosing (jit-like) trace, with their
-/// values laid out one slice per device (mapped) or copied to each (not), and takes their values
-/// off the end of `outs`: each device's callback sees its own slice, as JAX's pmap prints.
-void replay_effects(const traced_function& traced, std::vector<batched>& outs, const pmap_layouts& layouts) {
-  if (traced.effects.empty())
-    return;
-  auto* outer = current_trace();
-  if (outer == nullptr || !outer->accepts_effects())
-    throw value_error("am::debug_callback and am::debug_print work outside jit, inside jit and inside pmap; "
-                      "inside vmap and grad they are not supported yet");
-  std::size_t next = outs.size() - traced.effect_outputs;
-  const std::size_t own = next;
-  for (auto& [body, count] : traced.effects) {
-    std::vector<array> values;
-    std::vector<bool> mapped;
-    for (std::size_t k = 0; k < count; ++k, ++next) {
-      auto& v = outs[next];
-      values.push_back(broadcast_to(v.value, v.value.shape(), v.mapped ? layouts.stacked : layouts.replicated));
-      mapped.push_back(v.mapped);
-    }
-    // A mapped value's shard is [1, ...]: the body gets the device's slice without that axis.
-    outer->add_effect(trace_effect{[body, mapped](const std::vector<host_array>& shards) {
-                                     std::vector<host_array> slices;
-                                     for (std::size_t k = 0; k < shards.size(); ++k) {
-                                       if (!mapped[k]) {
-                                         slices.push_back(shards[k]);
-                                         continue;
-                                       }
-                                       auto shape = shards[k].shape();
-                                       shape.erase(shape.begin());
-                                       slices.push_back(shards[k].reshape(shape));
-                                     }
-                                     body(slices);
-                                   },
-                                   std::move(values)});
-  }
-  outs.resize(own);
-}
-
 /// `agree`: check the call against the other processes' first (a call, not an inspection).
 prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<pmap_argument>& given, bool agree) {
   const auto args = described(given);
@@ -181,7 +143,8 @@ prepared_call prepare(pmap_state& s, const array_function& f, const std::vector<
     }
     batch_axis axis{name, size, layouts->stacked, layouts->stacked};
     auto outs = batch_function(traced, inputs, axis);
-    replay_effects(traced, outs, *layouts);
+    // Each device's callback sees its own slice, as JAX's pmap prints.
+    replay_batched_effects(traced, outs, {layouts->stacked, layouts->replicated});
     auto out_axes = match_axes(out_specs, outs.size(), "pmap", "out_axes");
     std::vector<array> result;
     for (std::size_t k = 0; k < outs.size(); ++k) {

@@ -8,6 +8,7 @@
 #include "actormesh/parallel/axis_spec.hpp"
 #include "actormesh/parallel/detail/staged_pmap.hpp"
 #include "actormesh/parallel/detail/tracing.hpp"
+#include "actormesh/sharding/detail/array_arguments.hpp"
 #include "actormesh/sharding/host_array.hpp"
 
 #include <map>
@@ -43,35 +44,14 @@ struct pmap_state {
 /// when mapped, a copy on every device when not.
 using pmap_argument = std::variant<array, host_array>;
 
-/// A scalar argument as JAX takes a Python one with 64-bit types off: int32 for integers, float32
-/// for floating point, bool for bool.
-template <class T>
-  requires std::is_arithmetic_v<T>
-host_array pmap_scalar(T value) {
-  if constexpr (std::is_same_v<T, bool>)
-    return host_array::scalar(value);
-  else if constexpr (std::is_integral_v<T>)
-    return host_array::scalar(static_cast<std::int32_t>(value));
-  else
-    return host_array::scalar(static_cast<float>(value));
-}
-
 /// `x` as pmap takes it (see pmap_argument).
 inline pmap_argument pmap_argument_of(const array& x) { return x; }
 inline pmap_argument pmap_argument_of(const host_array& x) { return x; }
 template <class T>
   requires std::is_arithmetic_v<T>
 pmap_argument pmap_argument_of(T value) {
-  return pmap_scalar(value);
+  return scalar_argument(value);
 }
-
-/// A type pmap takes as an argument: an array, a host array or a scalar.
-template <class T>
-concept pmap_input = requires(const T& x) { pmap_argument_of(x); };
-
-/// What the pmapped function gets for an argument of any pmap_input type: an array.
-template <class T>
-using as_array = const array&;
 
 /// Runs `f` under pmap on `args`.
 std::vector<array> pmap_call(pmap_state& s, const array_function& f, const std::vector<pmap_argument>& args);

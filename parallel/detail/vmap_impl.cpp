@@ -1,6 +1,7 @@
 #include "actormesh/parallel/detail/vmap_impl.hpp"
 
 #include "parallel/detail/axis_env.hpp"
+#include "parallel/detail/batched_effects.hpp"
 #include "parallel/detail/batching.hpp"
 #include "parallel/detail/mapping.hpp"
 #include "sharding/detail/sharding_rules.hpp"
@@ -49,10 +50,12 @@ std::vector<array> vmap_traced(const array_function& f, const std::vector<array>
   traced_function traced;
   {
     axis_scope scope({axis_name, size, fresh});
-    traced = trace_function(f, examples);
+    auto* outer = current_trace();
+    traced = trace_function(f, examples, /*keep_effects=*/outer != nullptr && outer->accepts_effects());
   }
   batch_axis axis{axis_name, size, split, split ? split : fresh};
   auto outs = batch_function(traced, inputs, axis);
+  replay_batched_effects(traced, outs, {split, nullptr}); // once per example, in order
   auto out_axes = match_axes(out_specs, outs.size(), "vmap", "out_axes");
   std::vector<array> result;
   for (std::size_t k = 0; k < outs.size(); ++k)

@@ -112,7 +112,7 @@ sharding_ptr read_sharding(wire_reader& r) {
   auto kind = r.u8();
   switch (static_cast<sharding_kind>(kind)) {
     case sharding_kind::single:
-      return std::make_shared<const single_device_sharding>(devices_by_id({r.i32()}, "malformed sharding").front());
+      return make_single_device_sharding(devices_by_id({r.i32()}, "malformed sharding").front());
     case sharding_kind::positional: {
       auto shape = read_shape(r);
       auto devices = read_devices(r);

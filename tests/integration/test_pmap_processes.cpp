@@ -22,6 +22,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -309,6 +310,24 @@ TEST_CASE("a process that stalls before a pmap call fails the other's call with 
   CHECK(std::filesystem::exists(dir / "flight_recorder.0.txt"));
   CHECK(group[0].status == 1);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("debug_print inside a pmap across two processes: each process prints its own device's slice, every call",
+          "[integration][pmap][debugging]") {
+  auto [one, two] = alone_and_launched("effects", 2);
+  INFO(one.output << two.output);
+  // Alone, both devices are this process's: each slice twice (two calls), and the psum with it.
+  auto printed = lines_after(one.output, "effect slice ");
+  std::sort(printed.begin(), printed.end());
+  CHECK(printed == std::vector<std::string>{"[1. 2.] sum [4. 6.]", "[1. 2.] sum [4. 6.]", "[3. 4.] sum [4. 6.]",
+                                            "[3. 4.] sum [4. 6.]"});
+  // Launched, each process owns one device and prints only its slice.
+  CHECK(lines_after(two.output, "[0] effect slice ") == std::vector<std::string>(2, "[1. 2.] sum [4. 6.]"));
+  CHECK(lines_after(two.output, "[1] effect slice ") == std::vector<std::string>(2, "[3. 4.] sum [4. 6.]"));
+  for (int call = 0; call < 2; ++call)
+    CHECK(same_line_everywhere(one, two, "effects call " + std::to_string(call) + ": ")
+          == "8.000000 12.000000 8.000000 12.000000");
+  same_line_everywhere(one, two, "effects done");
 }
 
 TEST_CASE("two threads per process psumming over different devices at once all get their own sums",

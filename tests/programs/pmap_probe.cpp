@@ -31,6 +31,10 @@
 //   pmap_probe stall MS              one psum, then process 1 sleeps MS before the second; every
 //                                    process prints "stall: first ok" and the second's result or
 //                                    error ("error <kind>: ...")
+//   pmap_probe effects               a pmap whose body psums and debug_prints its slice and the sum,
+//                                    called twice over the mapped devices: each process prints
+//                                    "effect slice <its slice> sum <sum>" for its own devices on
+//                                    every call, then "effects call K: <results>" and "effects done"
 //   pmap_probe threads ROUNDS        two threads at once, thread t psumming over the devices of local
 //                                    ordinal t of every process, ROUNDS times each; prints
 //                                    "threads: N correct of M" 
@@ -325,6 +329,23 @@ void threads(long rounds) {
   say("threads: " + std::to_string(correct.load()) + " correct of " + std::to_string(2 * rounds));
 }
 
+void effects() {
+  auto devices = mapped_devices();
+  auto n = static_cast<std::int64_t>(devices.size());
+  auto x = am::device_put(am::host_array::arange(1.0, 1.0 + 2 * n, 1.0, am::dtype::float32).reshape({n, 2}), devices);
+  auto f = am::pmap(
+    [](const array& a) {
+      auto s = am::psum(a, "i");
+      am::debug_print("effect slice {} sum {}", a, s);
+      return s * 2.0f;
+    },
+    "i", {0}, {0}, devices);
+  for (int call = 0; call < 2; ++call)
+    say("effects call " + std::to_string(call) + ": " + values(gathered(f(x), devices)));
+  am::effects_barrier();
+  say("effects done");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -347,6 +368,8 @@ int main(int argc, char** argv) {
       stages_until_death(argv[2], std::atoi(argv[3]), std::atol(argv[4]));
     else if (mode == "stall" && argc > 2)
       stall(std::atol(argv[2]));
+    else if (mode == "effects")
+      effects();
     else if (mode == "threads" && argc > 2)
       threads(std::atol(argv[2]));
     else if (mode == "die-at" && argc > 3)
@@ -354,7 +377,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr, "usage: pmap_probe train STEPS | collectives | uneven | die-at P K | mismatch | mismatch-axes | mixed KIND [uneven]"
                            " | stage-die-at KIND P K"
-                           " | stall MS | threads ROUNDS\n");
+                           " | stall MS | effects | threads ROUNDS\n");
       return 2;
     }
   } catch (const std::exception& e) {

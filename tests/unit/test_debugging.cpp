@@ -2,21 +2,23 @@
 // shard, inside jit on every call (not only while tracing) and outside jit at once, in program
 // order per device, after the work before them, inside pmap with each device's slice;
 // effects_barrier waits for them; inspect_array_sharding gives a traced value's sharding once per
-// signature; what is not supported (inside vmap) and a format that does not fit are refused.
+// signature; a format that does not fit, and values on different devices, are refused.
 #include <actormesh.hpp>
 
 #include <catch2/catch.hpp>
 
 #include "support/cpu_options.hpp"
+#include "support/stdout_capture.hpp"
 
 #include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace {
+
+using am::test::stdout_of;
 
 /// What callbacks saw, one entry per call: the shard's values as a vector.
 struct seen_shards {
@@ -27,31 +29,6 @@ struct seen_shards {
     shards.push_back(h.to_vector<float>());
   }
 };
-
-/// Standard output of `f` (fd 1 sent to a temporary file while it runs).
-template <class F>
-std::string stdout_of(F&& f) {
-  std::fflush(stdout);
-  char name[] = "/tmp/am_debug_print_XXXXXX";
-  const int file = ::mkstemp(name);
-  REQUIRE(file >= 0);
-  const int saved = ::dup(1);
-  ::dup2(file, 1);
-  f();
-  std::fflush(stdout);
-  ::dup2(saved, 1);
-  ::close(saved);
-  std::string out;
-  if (FILE* in = std::fopen(name, "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;)
-      out.append(buf, n);
-    std::fclose(in);
-  }
-  ::close(file);
-  ::unlink(name);
-  return out;
-}
 
 } // namespace
 
@@ -132,11 +109,6 @@ TEST_CASE("debug_print and debug_callback refuse what they cannot do, at the cal
   auto elsewhere = am::device_put(am::host_array::arange(4, am::dtype::float32), am::devices()[3]);
   CHECK_THROWS_WITH(am::debug_callback([](const am::host_array&, const am::host_array&) {}, x, elsewhere),
                     Catch::Contains("its values must be on the same devices"));
-  auto in_vmap = am::vmap([](const am::array& a) {
-    am::debug_print("{}", a);
-    return a;
-  });
-  CHECK_THROWS_WITH(in_vmap(x), Catch::Contains("inside vmap and grad they are not supported yet"));
   // A callback that throws is reported and dropped; later effects still run.
   int after = 0;
   am::debug_callback([](const am::host_array&) { throw am::value_error("boom"); }, x);

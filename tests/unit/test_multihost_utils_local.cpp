@@ -93,9 +93,9 @@ TEST_CASE("multihost: in one process the host-local array is the global array", 
                     "`None` is not a valid input to the pspecs argument. Please use PartitionSpec() if you wanted to "
                     "replicate your input.");
   CHECK_THROWS_AS(mh::host_local_array_to_global_array(host_array::arange(3), mesh, am::P("a")), am::indivisible_error);
-  // pspecs given as a tree must have the inputs' structure.
+  // pspecs given as a tree must be a prefix of the inputs' structure.
   CHECK_THROWS_WITH(mh::host_local_array_to_global_array(std::make_tuple(local, local), mesh, std::make_tuple(am::P())),
-                    "host_local_array_to_global_array: pspecs must be one PartitionSpec or a tree of the inputs' "
+                    "host_local_array_to_global_array: pspecs must be one PartitionSpec or a tree prefix of the inputs' "
                     "structure PyTreeDef((*, *)), but its structure is PyTreeDef((*,))");
 }
 
