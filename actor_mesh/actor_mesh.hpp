@@ -19,7 +19,7 @@
 #include "actormesh/actor_mesh/actor_errors.hpp"
 #include "actormesh/actor_mesh/actor_layout.hpp"
 #include "actormesh/actor_mesh/detail/actor_constructor.hpp"
-#include "actormesh/actor_mesh/detail/array_wire.hpp"
+#include "actormesh/sharding/detail/array_wire.hpp"
 #include "actormesh/actor_mesh/detail/class_registry.hpp"
 #include "actormesh/actor_mesh/detail/endpoint_task.hpp"
 #include "actormesh/actor_mesh/detail/endpoint_traits.hpp"

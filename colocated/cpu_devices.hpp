@@ -24,6 +24,16 @@ std::vector<device> colocated_cpu_devices(const std::vector<device>& devices);
 /// device; the same errors.
 mesh colocated_cpu_devices(const mesh& m);
 
+/// Inside a colocated function's body or a colocated method: the devices the call runs on (its
+/// array arguments' device list, or those of `specialize({.devices = ...})`), in their order, so a
+/// body without inputs can put its outputs there (`am::device_put(h)` puts host data on the first
+/// of them, `am::default_device()`). Throws am::value_error outside a colocated body.
+///
+///     auto make = am::colocated_python("make_zeros", [] {
+///       return am::device_put(am::host_array::zeros({4}, am::dtype::float32));   // on the call's device
+///     }).specialize({.devices = {cpus[0]}});
+std::vector<device> colocated_devices();
+
 } // namespace am
 
 #endif // ACTORMESH_COLOCATED_CPU_DEVICES_HPP

@@ -19,7 +19,7 @@
 #include "actormesh/colocated/detail/registry.hpp"
 #include "actormesh/colocated/detail/signature.hpp"
 #include "actormesh/colocated/function.hpp"
-#include "actormesh/sharding/detail/host_array_wire.hpp" // host arrays travel as constructor arguments
+#include "actormesh/sharding/detail/array_wire.hpp" // arrays and host arrays travel as constructor arguments
 
 #include <memory>
 #include <string>
@@ -105,12 +105,14 @@ public:
   colocated_object<T> operator()(A&&... args) const {
     static_assert(std::is_constructible_v<T, const detail::recorded_argument<A>&...>,
                   "colocated_class: T cannot be constructed from these arguments (C strings are passed as std::string)");
-    std::tuple<detail::recorded_argument<A>...> recorded(std::forward<A>(args)...);
+    auto recorded = std::make_shared<const std::tuple<detail::recorded_argument<A>...>>(std::forward<A>(args)...);
     using travelling = detail::travelling_constructor<T, detail::recorded_argument<A>...>;
-    detail::travelling_arguments remote{travelling::key(), std::apply(&travelling::encode, recorded)};
-    detail::instance_factory factory = [recorded = std::move(recorded)] {
+    detail::travelling_arguments remote{travelling::key(), {}};
+    if constexpr (travelling::can_travel)
+      remote.encode = [recorded] { return *std::apply(&travelling::encode, *recorded); };
+    detail::instance_factory factory = [recorded] {
       return std::static_pointer_cast<void>(
-        std::apply([](const auto&... a) { return std::make_shared<T>(a...); }, recorded));
+        std::apply([](const auto&... a) { return std::make_shared<T>(a...); }, *recorded));
     };
     auto record = std::make_shared<const detail::object_record>(name_, std::move(factory), std::move(remote));
     return colocated_object<T>(std::make_shared<detail::object_handle>(std::move(record)));

@@ -76,6 +76,11 @@ std::vector<device> devices(platform p);
 /// The default platform's devices owned by this process.
 std::vector<device> local_devices();
 
+/// Where host data goes when no device is named (`am::device_put(h)`, the host arguments of jit,
+/// vmap and grad), as JAX's default device: this process's first device; inside a colocated
+/// function or method, the first device of the call (am::colocated_devices).
+device default_device();
+
 /// Number of devices of the default platform.
 int device_count();
 

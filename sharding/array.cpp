@@ -216,12 +216,7 @@ array device_put(const host_array& data, const device& d) {
   return device_put(data, make_single_device_sharding(d));
 }
 
-array device_put(const host_array& data) {
-  const auto local = local_devices();
-  if (local.empty())
-    throw runtime_error("device_put: this process has no devices (is the runtime started?)");
-  return device_put(data, local.front());
-}
+array device_put(const host_array& data) { return device_put(data, default_device()); }
 
 array device_put(const array& x, const sharding_ptr& s) {
   if (!s)

@@ -123,8 +123,9 @@ array device_put(const host_array& data, const sharding_ptr& s);
 /// Places host data on one device.
 array device_put(const host_array& data, const device& d);
 
-/// Places host data on the default device, this process's first (JAX's `jax.device_put(x)`);
-/// what jit, vmap and grad do with a host array or a scalar argument.
+/// Places host data on the default device (am::default_device: this process's first, or the
+/// colocated call's inside its body), as JAX's `jax.device_put(x)`; what jit, vmap and grad do with
+/// a host array or a scalar argument.
 array device_put(const host_array& data);
 
 /// Reshards: each device receives only the slices it needs, from the devices that hold them.

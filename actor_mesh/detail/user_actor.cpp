@@ -4,6 +4,7 @@
 #include "actormesh/actor_mesh/detail/actor_self.hpp"
 #include "actormesh/actor_mesh/detail/coroutine_call.hpp"
 
+#include "devices/detail/default_device_scope.hpp"
 #include "devices/detail/urgent_exit.hpp"
 
 #include <caf/actor_cast.hpp>
@@ -101,16 +102,26 @@ private:
 /// The actor whose task runs on this thread (running_actor()).
 thread_local const std::shared_ptr<const actor_self>* running_self = nullptr;
 
-/// Sets this thread's current actor for the scope (an endpoint may call another actor inline).
+/// Sets this thread's current actor for the scope (an endpoint may call another actor inline),
+/// and its first device as the default device (where arrays that arrive, and host data put
+/// without a device, go).
 class context_scope {
 public:
-  explicit context_scope(const actor_context& context) : saved_(current_actor) { current_actor = &context; }
-  ~context_scope() { current_actor = saved_; }
+  explicit context_scope(const actor_context& context) : saved_(current_actor) {
+    current_actor = &context;
+    if (!context.point.devices.empty())
+      default_device_.emplace(context.point.devices.front());
+  }
+  ~context_scope() {
+    default_device_.reset();
+    current_actor = saved_;
+  }
   context_scope(const context_scope&) = delete;
   context_scope& operator=(const context_scope&) = delete;
 
 private:
   const actor_context* saved_;
+  std::optional<default_device_scope> default_device_;
 };
 
 struct user_actor_state {

@@ -1,6 +1,7 @@
 #include "colocated/detail/instance_actor.hpp"
 
 #include "actors/detail/log.hpp"
+#include "colocated/detail/body_scope.hpp"
 
 #include "devices/detail/urgent_exit.hpp"
 
@@ -24,6 +25,7 @@ using destroy_atom = caf::atom_constant<caf::atom("am_odestr")>;
 
 struct instance_state {
   instance_factory factory;
+  std::vector<device> devices;           // the device set it serves: the default while it is built
   std::shared_ptr<void> object;          // the instance, once built
   std::exception_ptr construction_error; // or why it could not be built
   bool constructed = false;
@@ -36,6 +38,7 @@ void construct_once(instance_state& st) {
     return;
   st.constructed = true;
   try {
+    colocated_body_scope building(st.devices); // an am::array argument arriving lands on its first device
     st.object = st.factory();
   } catch (...) {
     st.construction_error = std::current_exception();
@@ -43,8 +46,10 @@ void construct_once(instance_state& st) {
   st.factory = nullptr; // the recorded arguments are not needed any more
 }
 
-caf::behavior instance_behavior(caf::stateful_actor<instance_state>* self, instance_factory factory) {
+caf::behavior instance_behavior(caf::stateful_actor<instance_state>* self, instance_factory factory,
+                                std::vector<device> devices) {
   self->state.factory = std::move(factory);
+  self->state.devices = std::move(devices);
   return {
     [self](instance_task& task) {
       auto& st = self->state;
@@ -60,8 +65,8 @@ caf::behavior instance_behavior(caf::stateful_actor<instance_state>* self, insta
 
 } // namespace
 
-caf::actor spawn_instance(caf::actor_system& system, instance_factory factory) {
-  return system.spawn<caf::detached>(instance_behavior, std::move(factory));
+caf::actor spawn_instance(caf::actor_system& system, instance_factory factory, std::vector<device> devices) {
+  return system.spawn<caf::detached>(instance_behavior, std::move(factory), std::move(devices));
 }
 
 void send_task(const caf::actor& instance, instance_task task) {

@@ -3,6 +3,7 @@
 /// destroying it, on its own thread, when told to go. Internal; only .cpp files include it.
 #pragma once
 
+#include "actormesh/actors/device_info.hpp"
 #include "actormesh/colocated/detail/object_record.hpp"
 
 #include <caf/actor.hpp>
@@ -10,6 +11,7 @@
 
 #include <exception>
 #include <functional>
+#include <vector>
 
 namespace am::detail {
 
@@ -19,8 +21,9 @@ struct instance_task {
   std::function<void(void* instance, const std::exception_ptr& construction_error)> run;
 };
 
-/// Spawns an instance actor; the object is built by `factory` when the first task arrives.
-caf::actor spawn_instance(caf::actor_system& system, instance_factory factory);
+/// Spawns an instance actor serving `devices`; the object is built by `factory` when the first
+/// task arrives, with those devices as the colocated call's (am::colocated_devices).
+caf::actor spawn_instance(caf::actor_system& system, instance_factory factory, std::vector<device> devices);
 
 /// Queues a task at the instance (dropped, its promises breaking, when the actor is gone).
 void send_task(const caf::actor& instance, instance_task task);

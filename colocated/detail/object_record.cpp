@@ -35,6 +35,13 @@ object_record::~object_record() {
     destroyed->set_value();
 }
 
+const std::string* object_record::travelling_bytes() const {
+  if (!remote.encode)
+    return nullptr;
+  std::call_once(encoded_once_, [this] { encoded_ = remote.encode(); }); // a throw leaves it to the next call
+  return &encoded_;
+}
+
 future<void> object_record::when_destroyed() const {
   std::lock_guard<std::mutex> guard(mutex_);
   if (!destroyed_)

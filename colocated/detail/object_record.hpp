@@ -22,10 +22,12 @@ class object_store;
 using instance_factory = std::function<std::shared_ptr<void>()>;
 
 /// How the instance is built in a worker process: the constructor's registry key
-/// (colocated/detail/constructor_wire.hpp) and the arguments encoded, when their types travel.
+/// (colocated/detail/constructor_wire.hpp) and how to encode the arguments, when their types
+/// travel (empty when not). Encoding waits for an am::array argument's data, so it runs only when
+/// a worker first needs the object.
 struct travelling_arguments {
   std::string constructor;
-  std::optional<std::string> arguments;
+  std::function<std::string()> encode;
 };
 
 struct object_record {
@@ -44,6 +46,10 @@ struct object_record {
   const instance_factory factory;
   const travelling_arguments remote;
 
+  /// The constructor arguments encoded for a worker (at the first call that needs them, then
+  /// kept), or null when their types do not travel.
+  const std::string* travelling_bytes() const;
+
   /// Remembers the store its instances live in (the runtime's, set at the first call there).
   void used_in(const std::shared_ptr<object_store>& store) const;
 
@@ -57,6 +63,8 @@ struct object_record {
 
 private:
   mutable std::mutex mutex_;
+  mutable std::once_flag encoded_once_;
+  mutable std::string encoded_;
   mutable std::optional<promise<void>> destroyed_; // made by the first when_destroyed()
   mutable std::weak_ptr<object_store> store_;
   mutable std::set<int> workers_;

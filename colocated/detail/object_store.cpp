@@ -2,7 +2,7 @@
 
 #include "actormesh/actors/future.hpp"
 #include "colocated/detail/instance_actor.hpp"
-#include "colocated/detail/pending_destructions.hpp"
+#include "colocated/detail/body_scope.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/runtime_context.hpp"
 
@@ -14,6 +14,15 @@
 #include <mutex>
 
 namespace am::detail {
+
+std::vector<int> device_set_key(const std::vector<device>& devices) {
+  std::vector<int> key;
+  for (auto& d : devices)
+    key.push_back(d.id);
+  std::sort(key.begin(), key.end());
+  key.erase(std::unique(key.begin(), key.end()), key.end());
+  return key;
+}
 
 /// The instances of one runtime, by object and device set: a service of the runtime, so that it
 /// is destroyed (stopping every instance) when the runtime stops, while its actor system is there.
@@ -30,12 +39,12 @@ public:
   object_store(const object_store&) = delete;
   object_store& operator=(const object_store&) = delete;
 
-  /// The instance of `record` for the device set `key`, spawned on first use.
-  caf::actor instance(const object_record& record, const std::vector<int>& key) {
+  /// The instance of `record` for the device set `devices`, spawned on first use.
+  caf::actor instance(const object_record& record, const std::vector<device>& devices) {
     std::lock_guard<std::mutex> guard(mutex_);
-    auto& slot = instances_[record.uid][key];
+    auto& slot = instances_[record.uid][device_set_key(devices)];
     if (!slot)
-      slot = spawn_instance(system_, record.factory);
+      slot = spawn_instance(system_, record.factory, devices);
     return slot;
   }
 
@@ -67,15 +76,6 @@ std::shared_ptr<object_store> store_of(runtime_context& rt) {
   return rt.service(object_store_key, [&rt] { return std::make_shared<object_store>(actor_system_of(rt)); });
 }
 
-std::vector<int> device_set_key(const std::vector<device>& devices) {
-  std::vector<int> key;
-  for (auto& d : devices)
-    key.push_back(d.id);
-  std::sort(key.begin(), key.end());
-  key.erase(std::unique(key.begin(), key.end()), key.end());
-  return key;
-}
-
 } // namespace
 
 flat_tree run_on_instance(const object_record& record, const std::vector<device>& devices,
@@ -84,17 +84,17 @@ flat_tree run_on_instance(const object_record& record, const std::vector<device>
   {
     auto store = store_of(*current_context()); // not held while waiting: stop() may destroy it
     record.used_in(store);
-    instance = store->instance(record, device_set_key(devices));
+    instance = store->instance(record, devices);
   }
   promise<flat_tree> result; // moved into the task: a dropped task breaks it, failing the wait
   auto done = result.get_future();
-  send_task(instance, instance_task{[result = std::move(result), method = std::move(method)](void* object, const std::exception_ptr& error) {
+  send_task(instance, instance_task{[result = std::move(result), method = std::move(method), devices](void* object, const std::exception_ptr& error) {
     if (error) {
       result.set_error(error);
       return;
     }
     try {
-      colocated_body_scope running; // a method dropping a wrapper does not wait for it here
+      colocated_body_scope running(devices); // a method dropping a wrapper does not wait for it here
       result.set_value(method(object));
     } catch (...) {
       result.set_error(std::current_exception());

@@ -1,5 +1,7 @@
 #include "colocated/detail/pending_destructions.hpp"
 
+#include "colocated/detail/body_scope.hpp"
+
 #include "actors/detail/log.hpp"
 
 #include <chrono>
@@ -14,7 +16,6 @@ namespace {
 constexpr auto destruction_wait = std::chrono::seconds(60);
 
 thread_local std::vector<future<void>> owed;
-thread_local int bodies_running = 0;
 
 } // namespace
 
@@ -24,7 +25,7 @@ void owe_destruction(future<void> destroyed) {
 }
 
 void settle_destructions() {
-  if (owed.empty() || bodies_running > 0)
+  if (owed.empty() || inside_colocated_body())
     return;
   auto waiting = std::move(owed);
   owed.clear();
@@ -34,9 +35,5 @@ void settle_destructions() {
                               "(its instance is still running calls); this call goes on without waiting",
           destruction_wait.count());
 }
-
-colocated_body_scope::colocated_body_scope() noexcept { ++bodies_running; }
-
-colocated_body_scope::~colocated_body_scope() { --bodies_running; }
 
 } // namespace am::detail

@@ -17,13 +17,4 @@ void owe_destruction(future<void> destroyed);
 /// queued behind that body.
 void settle_destructions();
 
-/// Marks the running of a colocated body or method on this thread (see settle_destructions).
-class colocated_body_scope {
-public:
-  colocated_body_scope() noexcept;
-  ~colocated_body_scope();
-  colocated_body_scope(const colocated_body_scope&) = delete;
-  colocated_body_scope& operator=(const colocated_body_scope&) = delete;
-};
-
 } // namespace am::detail

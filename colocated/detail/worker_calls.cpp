@@ -36,13 +36,14 @@ worker_call describe(worker_call_kind kind, const call_target& target, const fla
   c.name = target.name;
   if (target.object) {
     auto& record = *target.object;
-    if (!record.remote.arguments)
+    const std::string* arguments = record.travelling_bytes();
+    if (arguments == nullptr)
       throw value_error("colocated_python: an object of colocated class '" + record.class_name
                         + "' cannot be built in a worker process: its constructor arguments are not all of types "
-                          "that travel (booleans, numbers, strings, am::host_array, containers of them, or "
-                          "types with an inspect function); give an am::array's to_host() instead");
+                          "that travel (booleans, numbers, strings, am::host_array, am::array, containers of "
+                          "them, or types with an inspect function)");
     c.is_method = true;
-    c.object = worker_object{record.uid, record.class_name, record.remote.constructor, *record.remote.arguments};
+    c.object = worker_object{record.uid, record.class_name, record.remote.constructor, *arguments};
   }
   c.in = spec_tree(inputs.def, specs_of(inputs.leaves));
   for (auto& d : devices)

@@ -84,7 +84,10 @@ TEST_CASE("a colocated object lives in the worker: built at the first call, dest
   CHECK(std::distance(std::sregex_iterator(out.begin(), out.end(), broken), std::sregex_iterator()) == 2);
   CHECK(std::regex_search(out, std::regex("error value_error: .*cannot be built in a worker process")));
   CHECK(out.find("opaque on the controller's devices: [3. 4.]") != std::string::npos);
+  // An am::array constructor argument is rebuilt in the worker, on the call's device there.
+  CHECK(out.find("array argument in the worker: [10. 21.]") != std::string::npos);
   auto worker = group[1].output();
+  CHECK(std::regex_search(worker, std::regex("offset_by built on CpuDevice\\(id=[0-9]+\\) in process 1")));
   auto created = worker.find("counter solo created in process 1");
   auto destroyed = worker.find("counter solo destroyed");
   CHECK(created != std::string::npos);

@@ -99,6 +99,19 @@ struct needs_opaque {
 
 const auto needs_opaque_class = am::colocated_python_class<needs_opaque>("probe.needs_opaque").def("id", &needs_opaque::id);
 
+/// Built from an am::array (JAX's `Value(jnp.array(...))`): in a worker, the array arrives as its
+/// data, put on the first device of the call that builds the object.
+struct offset_by {
+  explicit offset_by(am::array offset) : offset(std::move(offset)) {
+    say("offset_by built on " + am::to_string(this->offset.addressable_shards().at(0).device) + " in process "
+        + std::to_string(am::process_index()));
+  }
+  am::array add(const am::array& x) { return x + offset; }
+  am::array offset;
+};
+
+const auto offset_class = am::colocated_python_class<offset_by>("probe.offset_by").def("add", &offset_by::add);
+
 /// The CPU devices of process p.
 std::vector<am::device> devices_of(int p) {
   std::vector<am::device> out;
@@ -205,6 +218,12 @@ int objects() {
     say("opaque travelled?");
   } catch (const std::exception& e) {
     am::testing::report(e);
+  }
+  {
+    // An array made on the controller's device travels to the worker as a constructor argument.
+    auto offset = am::device_put(am::host_array::from_vector(std::vector<float>{10, 20}), devices_of(0).front());
+    auto shifted = offset_class(offset);
+    say("array argument in the worker: " + values(shifted.call(&offset_by::add, x)));
   }
   auto local = needs_opaque_class(opaque_argument{3}).method<am::array(am::array)>("id");
   say("opaque on the controller's devices: " + values(local(ramp_on(devices_of(0), 2))));

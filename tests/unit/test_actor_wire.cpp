@@ -88,7 +88,7 @@ TEST_CASE("values of every supported type travel unchanged", "[actor_wire]") {
   STATIC_REQUIRE(am::detail::travels<sample>);
   STATIC_REQUIRE_FALSE(am::detail::travels<std::unique_ptr<int>>);
   STATIC_REQUIRE_FALSE(am::detail::travels<std::function<void()>>);
-  STATIC_REQUIRE(am::detail::travels<am::array>); // as its data (actor_mesh/detail/array_wire.hpp)
+  STATIC_REQUIRE(am::detail::travels<am::array>); // as its data (sharding/detail/array_wire.hpp)
 }
 
 TEST_CASE("an array travels as its data and arrives on this process's first device outside an actor",
