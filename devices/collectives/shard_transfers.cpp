@@ -193,11 +193,23 @@ void shard_transfers::send(const device& from, shard_future value, int to, std::
       if (failure)
         std::rethrow_exception(failure);
       value.wait();
-      if (auto error = value.shared_state()->error()) {
-        send_error(*comm, peer, tag, error); // the value failed here: the receiver fails with its error
+      // The value's bytes, or why there are none (the value failed, or reading it did: this
+      // runtime stopped meanwhile). Either way the receiver hears of it at once instead of waiting
+      // out its timeout for bytes that will not come.
+      std::exception_ptr error = value.shared_state()->error();
+      std::vector<std::byte> bytes;
+      if (!error) {
+        try {
+          bytes = fetch(from, value).get();
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+      if (error) {
+        send_error(*comm, peer, tag, error);
         return;
       }
-      send_value(*comm, peer, tag, fetch(from, value).get());
+      send_value(*comm, peer, tag, bytes);
     } catch (const std::exception& e) {
       // The receiving process sees its own error (the transfer broke).
       log(log_level::warning, "sending a shard of {} to process {} failed: {}", to_string(from), to, e.what());
