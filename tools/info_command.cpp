@@ -18,6 +18,8 @@
 
 #include <fmt/ostream.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -34,6 +36,8 @@ struct info_args {
   std::string coordinator;
   int count = 0;
   double interval = 1.0;
+  double connect_timeout = 10.0;
+  double answer_timeout = 5.0;
 };
 
 void print_build(std::ostream& out) {
@@ -107,6 +111,13 @@ void add_info_command(CLI::App& app, std::ostream& out) {
   cmd->add_flag("--json", args->json, "With --watch: one JSON object per refresh, one line each (for scripts)");
   cmd->add_option("--interval", args->interval, "With --watch: seconds between refreshes (default 1)")
     ->check(CLI::Range(0.05, 3600.0));
+  cmd->add_option("--connect-timeout", args->connect_timeout,
+                  "With --watch: seconds to keep trying to reach the coordinator, which may be starting (default 10)")
+    ->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--answer-timeout", args->answer_timeout,
+                  "With --watch: seconds each refresh waits for the processes' answers; a process that gives none "
+                  "by then is listed as such (default 5)")
+    ->check(CLI::Range(0.2, 3600.0));
   cmd->callback([args, &out] {
     if (args->watch) {
       watch_options w;
@@ -120,6 +131,8 @@ void add_info_command(CLI::App& app, std::ostream& out) {
                           "program under `actormesh launch --coordinator-port PORT` to know its port)");
       w.count = args->count;
       w.interval_seconds = args->interval;
+      w.connect_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->connect_timeout * 1000));
+      w.answer_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->answer_timeout * 1000));
       w.json = args->json;
       watch_cluster(w, out, is_terminal(out));
       return;
