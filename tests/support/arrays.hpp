@@ -19,6 +19,12 @@
 
 namespace am::testing {
 
+/// A host array of `type` holding `values` (converted as astype converts).
+template <class T>
+host_array array_of(std::vector<T> values, host_array::shape_type shape, dtype type) {
+  return host_array::from_vector<T>(values, std::move(shape)).astype(type);
+}
+
 /// A runtime with `count` CPU devices and no GPUs.
 inline options cpus_only(int count) {
   options o;

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "support/eventually.hpp"
 #include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
@@ -93,16 +94,7 @@ const auto worker_class = am::actor_class<worker>("test.coroutine_worker")
                             .endpoint("nested", &worker::nested)
                             .endpoint("sum_on_device", &worker::sum_on_device);
 
-/// Waits (bounded) until `pred` holds.
-template <class P>
-bool eventually(P pred) {
-  for (int i = 0; i < 5000; ++i) {
-    if (pred())
-      return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
-}
+using am::testing::eventually;
 
 am::task<int> add_later(am::future<int> a, am::future<int> b) {
   int x = co_await a;

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "support/eventually.hpp"
 #include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
@@ -64,16 +65,7 @@ struct fragile {
 
 const auto fragile_class = am::actor_class<fragile>("test.fragile").endpoint("ok", &fragile::ok);
 
-/// Waits (bounded) until `pred` holds.
-template <class P>
-bool eventually(P pred) {
-  for (int i = 0; i < 5000; ++i) {
-    if (pred())
-      return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
-}
+using am::testing::eventually;
 
 } // namespace
 

@@ -11,21 +11,14 @@
 #include <future>
 #include <map>
 #include <thread>
+#include "support/colocated_values.hpp"
 #include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-/// A replicated scalar on the first `n` CPU devices (the seed's `jax.device_put(1, cpu_sharding)`).
-am::array scalar_on(int value, int n = 1) {
-  auto devs = am::devices();
-  devs.resize(static_cast<std::size_t>(n));
-  am::mesh m({n}, devs, {"x"});
-  return am::device_put(am::host_array::scalar(value), am::make_named_sharding(m, am::P()));
-}
-
-int value_of(const am::array& a) { return a.to_host().item<int>(); }
+using am::testing::value_of;
 
 template <class F>
 std::string value_error_of(F&& f) {
@@ -96,13 +89,13 @@ const auto returns_host_array = am::colocated_python("test.returns_host_array",
 const auto two_args = am::colocated_python("test.two_args",
                                            [](const am::array& x, const am::array& y) { return x + y; });
 
-am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
+using am::testing::same_as_first;
 
 } // namespace
 
 TEST_CASE("colocated function: the seed's f(x) = x + 1 keeps the sharding", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_first(1);
   auto y = add_one(x);
   CHECK(value_of(y) == 2);
   CHECK(y.sharding()->device_assignment() == x.sharding()->device_assignment());
@@ -113,7 +106,7 @@ TEST_CASE("colocated function: the seed's f(x) = x + 1 keeps the sharding", "[un
 TEST_CASE("colocated function: the first call of a signature waits for the body, later ones do not",
           "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_first(1);
   CHECK(gated_add_one.known_signatures() == 0);
   int before = body_runs;
   auto y1 = gated_add_one(x); // no gate: runs now and learns the output specs
@@ -130,7 +123,7 @@ TEST_CASE("colocated function: the first call of a signature waits for the body,
   current_gate = nullptr;
   CHECK(body_runs == before + 2);
 
-  auto z = gated_add_one(scalar_on(1, 2)); // another signature (two devices): learned again
+  auto z = gated_add_one(am::testing::scalar_on_first(1, 2)); // another signature (two devices): learned again
   CHECK(gated_add_one.known_signatures() == 2);
   CHECK(value_of(z) == 2);
 }
@@ -138,7 +131,7 @@ TEST_CASE("colocated function: the first call of a signature waits for the body,
 TEST_CASE("colocated function: with out_specs_fn even the first call is asynchronous", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
   auto f = gated_add_one.specialize({.out_specs_fn = same_as_first});
-  auto x = scalar_on(5);
+  auto x = am::testing::scalar_on_first(5);
   gate g;
   current_gate = &g;
   int before = body_runs;
@@ -153,7 +146,7 @@ TEST_CASE("colocated function: with out_specs_fn even the first call is asynchro
 
 TEST_CASE("colocated function: in_specs fixes the accepted input", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_first(1);
   auto cpu_sharding = x.sharding();
   am::shape_dtype_struct spec{{}, x.dtype(), cpu_sharding};
   auto f = add_one.specialize({.in_specs = am::spec_tree::tuple({spec}),
@@ -167,7 +160,7 @@ TEST_CASE("colocated function: in_specs fixes the accepted input", "[unit][coloc
 
 TEST_CASE("colocated function: specializing a field twice is an error", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
-  auto spec = am::spec_tree::of(std::tuple{scalar_on(1)});
+  auto spec = am::spec_tree::of(std::tuple{am::testing::scalar_on_first(1)});
   auto f = add_one.specialize({.in_specs = spec, .out_specs_fn = same_as_first, .devices = am::devices()});
   CHECK(value_error_of([&] { f.specialize({.in_specs = spec}); }) == "in_specs already specified");
   CHECK(value_error_of([&] { f.specialize({.out_specs_fn = same_as_first}); }) == "out_specs_fn already specified");
@@ -220,7 +213,7 @@ TEST_CASE("colocated function: specialized with devices in another order, it fol
 
 TEST_CASE("colocated function: values that are not arrays are an error", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_first(1);
   CHECK(value_error_of([] { takes_host_array(am::host_array::scalar(1)); })
         == "colocated_python only supports jax.Array (am::array) as input and output, but got am::host_array.");
   CHECK(value_error_of([&] { returns_host_array(x); })
@@ -229,8 +222,8 @@ TEST_CASE("colocated function: values that are not arrays are an error", "[unit]
 
 TEST_CASE("colocated function: trees of arrays in and out", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
-  auto a = scalar_on(5);
-  auto b = scalar_on(3);
+  auto a = am::testing::scalar_on_first(5);
+  auto b = am::testing::scalar_on_first(3);
   for (int round = 0; round < 2; ++round) { // the second round is the asynchronous path
     auto out = tree_fn(std::vector<am::array>{a, b}, std::tuple{a, b});
     REQUIRE(out.size() == 2);
@@ -254,16 +247,16 @@ TEST_CASE("colocated function: the body sees its inputs' data on the host", "[un
 
 TEST_CASE("colocated function: the body's exception reaches the caller", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
-  CHECK(value_error_of([] { throws(scalar_on(-1)); }) == "negative input"); // first call: thrown at once
-  CHECK(value_of(throws(scalar_on(1))) == 1);                              // learns the specs
-  auto y = throws(scalar_on(-1));                                          // asynchronous: in the array
+  CHECK(value_error_of([] { throws(am::testing::scalar_on_first(-1)); }) == "negative input"); // first call: thrown at once
+  CHECK(value_of(throws(am::testing::scalar_on_first(1))) == 1);                              // learns the specs
+  auto y = throws(am::testing::scalar_on_first(-1));                                          // asynchronous: in the array
   CHECK(value_error_of([&] { y.block_until_ready(); }) == "negative input");
 }
 
 TEST_CASE("colocated function: results that break the promised output specs fail the outputs",
           "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_first(1);
   auto wrong = add_one.specialize({.out_specs_fn = [](const am::spec_tree& in) {
     auto leaf = in.leaves()[0];
     leaf.shape = {3};
@@ -278,7 +271,7 @@ TEST_CASE("colocated function: names are registered once, looked up with their s
   CHECK_THROWS_AS(am::colocated_python("test.add_one", [](const am::array& x) { return x; }), am::value_error);
   am::runtime rt(am::test::cpu_options(1));
   auto again = am::colocated_function<am::array(am::array)>::registered("test.add_one");
-  CHECK(value_of(again(scalar_on(41))) == 42);
+  CHECK(value_of(again(am::testing::scalar_on_first(41))) == 42);
   CHECK_THROWS_AS(am::colocated_function<am::array(am::array, am::array)>::registered("test.add_one"), am::type_error);
   CHECK_THROWS_AS(am::colocated_function<am::array(am::array)>::registered("test.nothing"), am::value_error);
 }
@@ -286,7 +279,7 @@ TEST_CASE("colocated function: names are registered once, looked up with their s
 TEST_CASE("colocated function: refused inside jit, where its inputs are traced values", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
   auto jitted = am::jit([](const am::array& v) { return add_one(v); });
-  CHECK_THAT(value_error_of([&] { jitted(scalar_on(1)); }),
+  CHECK_THAT(value_error_of([&] { jitted(am::testing::scalar_on_first(1)); }),
              Catch::StartsWith("colocated_python: 'test.add_one' was called inside jit with a traced value"));
 }
 
@@ -299,7 +292,7 @@ TEST_CASE("colocated function: an output spec without a sharding is refused, and
       leaf.sharding = nullptr;
     return am::spec_tree(leaf);
   }});
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_first(1);
   CHECK_THAT(value_error_of([&] { f(x); }),
              Catch::StartsWith("colocated_python: out_specs_fn returned a spec without a sharding"));
   CHECK(value_of(f(x)) == 2); // asked again: the refused specs were not cached

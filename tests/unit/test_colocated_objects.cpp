@@ -11,20 +11,15 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include "support/colocated_values.hpp"
 #include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-am::array scalar_on(int value, int device = 0) {
-  am::mesh m({1}, {am::devices()[static_cast<std::size_t>(device)]}, {"x"});
-  return am::device_put(am::host_array::scalar(value), am::make_named_sharding(m, am::P()));
-}
-
-int value_of(const am::array& a) { return a.to_host().item<int>(); }
-
-am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
+using am::testing::same_as_first;
+using am::testing::value_of;
 
 /// What the instances did, for the test to look at.
 struct journal {
@@ -134,9 +129,9 @@ TEST_CASE("colocated object: gone before the next call of the thread that let it
   jr.reset();
   {
     auto a = adder_class(1);
-    CHECK(value_of(a.call(&adder::add, scalar_on(1))) == 2);
+    CHECK(value_of(a.call(&adder::add, am::testing::scalar_on_device(1))) == 2);
   }
-  CHECK(value_of(note_value(scalar_on(7))) == 7); // this thread's next colocated call
+  CHECK(value_of(note_value(am::testing::scalar_on_device(7))) == 7); // this thread's next colocated call
   CHECK(jr.destroyed == 1);                       // JAX: deleted before the next call
   // Calls still in flight when the wrappers go run first; the instance goes after them.
   jr.reset();
@@ -144,17 +139,17 @@ TEST_CASE("colocated object: gone before the next call of the thread that let it
     auto a = adder_class(1);
     auto slow = a.method(&adder::slow_add).specialize({.out_specs_fn = same_as_first}); // asynchronous
     for (int i = 0; i < 3; ++i)
-      slow(scalar_on(i));
+      slow(am::testing::scalar_on_device(i));
   } // 60 ms of calls still queued
-  note_value(scalar_on(1));
+  note_value(am::testing::scalar_on_device(1));
   CHECK(jr.destroyed == 1);
   CHECK(jr.calls_at_destruction == 3);
   // A wrapper dropped on another thread: that thread owes it, this one's calls do not wait.
   jr.reset();
   std::thread([] {
     auto a = adder_class(1);
-    CHECK(value_of(a.call(&adder::add, scalar_on(1))) == 2);
-    note_value(scalar_on(2)); // owes nothing yet: the wrapper is alive
+    CHECK(value_of(a.call(&adder::add, am::testing::scalar_on_device(1))) == 2);
+    note_value(am::testing::scalar_on_device(2)); // owes nothing yet: the wrapper is alive
   }).join();
   CHECK(jr.wait_destroyed(1)); // gone all the same, asynchronously
 }
@@ -166,7 +161,7 @@ TEST_CASE("colocated object: the seed's Adder is created at the first call and d
   {
     auto a = adder_class(1);
     CHECK(jr.created == 0); // only the argument is recorded
-    auto y = a.method<unary>("add")(scalar_on(1));
+    auto y = a.method<unary>("add")(am::testing::scalar_on_device(1));
     CHECK(jr.created == 1);
     CHECK(value_of(y) == 2);
   }
@@ -194,15 +189,15 @@ TEST_CASE("colocated object: one instance per device set, shared by the wrapper'
     auto a = adder_class(10);
     auto copy = a;
     auto add = a.method<unary>("add");
-    CHECK(value_of(add(scalar_on(1, 0))) == 11);
-    CHECK(value_of(copy.method<unary>("add")(scalar_on(2, 0))) == 12);
+    CHECK(value_of(add(am::testing::scalar_on_device(1, 0))) == 11);
+    CHECK(value_of(copy.method<unary>("add")(am::testing::scalar_on_device(2, 0))) == 12);
     CHECK(jr.created == 1);
-    CHECK(value_of(add(scalar_on(3, 1))) == 13); // another device set: another instance
+    CHECK(value_of(add(am::testing::scalar_on_device(3, 1))) == 13); // another device set: another instance
     CHECK(jr.created == 2);
     auto counter = copy.method<unary>("count");
-    CHECK(value_of(counter(scalar_on(0, 0))) == 1); // state lives in the instance, across calls
-    CHECK(value_of(counter(scalar_on(0, 0))) == 2);
-    CHECK(value_of(counter(scalar_on(0, 1))) == 1);
+    CHECK(value_of(counter(am::testing::scalar_on_device(0, 0))) == 1); // state lives in the instance, across calls
+    CHECK(value_of(counter(am::testing::scalar_on_device(0, 0))) == 2);
+    CHECK(value_of(counter(am::testing::scalar_on_device(0, 1))) == 1);
   }
   REQUIRE(jr.wait_destroyed(2));
   CHECK(jr.created == 2);
@@ -213,9 +208,9 @@ TEST_CASE("colocated object: a copy keeps the instance alive", "[unit][colocated
   jr.reset();
   std::optional<am::colocated_object<adder>> a(adder_class(1));
   auto b = *a;
-  CHECK(value_of(a->method<unary>("add")(scalar_on(1))) == 2);
+  CHECK(value_of(a->method<unary>("add")(am::testing::scalar_on_device(1))) == 2);
   a.reset();
-  CHECK(value_of(b.method<unary>("add")(scalar_on(2))) == 3); // the same instance still serves
+  CHECK(value_of(b.method<unary>("add")(am::testing::scalar_on_device(2))) == 3); // the same instance still serves
   CHECK(jr.created == 1);
   CHECK(jr.destroyed == 0);
 }
@@ -228,7 +223,7 @@ TEST_CASE("colocated object: destroyed only after the calls already issued", "[u
     auto a = adder_class(1);
     auto slow = a.method<unary>("slow_add").specialize({.out_specs_fn = same_as_first}); // asynchronous
     for (int i = 0; i < 5; ++i)
-      outs.push_back(slow(scalar_on(i)));
+      outs.push_back(slow(am::testing::scalar_on_device(i)));
   } // every wrapper is gone while the calls are still queued
   REQUIRE(jr.wait_destroyed(1));
   CHECK(jr.calls_at_destruction == 5);
@@ -241,9 +236,9 @@ TEST_CASE("colocated object: a constructor's exception reaches every later calle
   auto f = failing_class(0);
   auto id = f.method<unary>("id");
   for (int i = 0; i < 2; ++i)
-    CHECK_THROWS_WITH(id(scalar_on(1)), "the constructor failed");
+    CHECK_THROWS_WITH(id(am::testing::scalar_on_device(1)), "the constructor failed");
   auto async_id = id.specialize({.out_specs_fn = same_as_first});
-  auto y = async_id(scalar_on(1));
+  auto y = async_id(am::testing::scalar_on_device(1));
   CHECK_THROWS_WITH(y.block_until_ready(), "the constructor failed");
 }
 
@@ -253,7 +248,7 @@ TEST_CASE("colocated object: a specialized method is asynchronous from its first
   auto a = adder_class(1);
   auto add = a.method<unary>("gated_add").specialize({.out_specs_fn = same_as_first});
   jr.gate_closed = true;
-  auto y = add(scalar_on(4));
+  auto y = add(am::testing::scalar_on_device(4));
   CHECK(jr.calls == 0); // returned while the method waits
   jr.gate_closed = false;
   CHECK(value_of(y) == 5);
@@ -273,7 +268,7 @@ TEST_CASE("colocated object: one instance runs one call at a time, whoever calls
   jr.reset();
   auto a = adder_class(1);
   auto probe = a.method<unary>("probe").specialize({.out_specs_fn = same_as_first});
-  auto x = scalar_on(1);
+  auto x = am::testing::scalar_on_device(1);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&] {
@@ -294,7 +289,7 @@ TEST_CASE("colocated object: stopping the runtime destroys the live instances", 
   {
     am::runtime rt(am::test::cpu_options(1));
     a.emplace(adder_class(1));
-    CHECK(value_of(a->method<unary>("add")(scalar_on(1))) == 2);
+    CHECK(value_of(a->method<unary>("add")(am::testing::scalar_on_device(1))) == 2);
   }
   CHECK(jr.destroyed == 1);
   a.reset(); // the wrapper outlives its runtime: letting go is harmless
@@ -310,7 +305,7 @@ TEST_CASE("colocated object: a thread's function and method calls run in the ord
   std::vector<am::array> outs;
   std::vector<std::string> expected{"created"};
   for (int i = 0; i < 20; ++i) {
-    outs.push_back(i % 2 ? method(scalar_on(i)) : function(scalar_on(i)));
+    outs.push_back(i % 2 ? method(am::testing::scalar_on_device(i)) : function(am::testing::scalar_on_device(i)));
     expected.push_back(std::to_string(i));
   }
   for (auto& y : outs)

@@ -9,18 +9,14 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include "support/colocated_values.hpp"
 #include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-am::array scalar_on_cpu0(int value) {
-  am::mesh m({1}, {am::devices()[0]}, {"x"});
-  return am::device_put(am::host_array::scalar(value), am::make_named_sharding(m, am::P()));
-}
-
-am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
+using am::testing::same_as_first;
 
 std::mutex log_mutex;
 std::vector<int> call_log;
@@ -54,7 +50,7 @@ TEST_CASE("colocated order: one thread's calls run in the order issued", "[unit]
   std::vector<am::array> outs;
   constexpr int n = 200;
   for (int i = 0; i < n; ++i)
-    outs.push_back(f(scalar_on_cpu0(i)));
+    outs.push_back(f(am::testing::scalar_on_device(i)));
   for (auto& y : outs)
     y.block_until_ready();
   std::vector<int> expected;
@@ -66,7 +62,7 @@ TEST_CASE("colocated order: one thread's calls run in the order issued", "[unit]
 TEST_CASE("colocated order: the seed's two 1-second calls from two threads take about 1 s", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
   auto f = sleep_one_second.specialize({.out_specs_fn = same_as_first}); // calls are asynchronous
-  auto x = scalar_on_cpu0(1);
+  auto x = am::testing::scalar_on_device(1);
   auto start = std::chrono::steady_clock::now();
   auto fut1 = std::async(std::launch::async, [&] { return f(x); });
   auto fut2 = std::async(std::launch::async, [&] { return f(x); });
@@ -88,7 +84,7 @@ TEST_CASE("colocated order: a blocked body stalls only its own caller's lane", "
   release_blocker = open.get_future().share();
   auto f = blocker.specialize({.out_specs_fn = same_as_first});
   auto g = append.specialize({.out_specs_fn = same_as_first});
-  auto x = scalar_on_cpu0(7);
+  auto x = am::testing::scalar_on_device(7);
   am::array blocked;
   std::thread other([&] {
     blocked = f(x);
@@ -98,7 +94,7 @@ TEST_CASE("colocated order: a blocked body stalls only its own caller's lane", "
     std::this_thread::sleep_for(1ms);
   REQUIRE(blocker_entered);
   // This thread's lane runs while the other thread's body waits (it waits until opened below).
-  g(scalar_on_cpu0(8)).block_until_ready(std::chrono::milliseconds(30000));
+  g(am::testing::scalar_on_device(8)).block_until_ready(std::chrono::milliseconds(30000));
   open.set_value();
   other.join();
   CHECK(blocked.to_host().item<int>() == 7);

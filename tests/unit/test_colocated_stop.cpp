@@ -7,18 +7,14 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include "support/colocated_values.hpp"
 #include "support/cpu_options.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-am::array scalar_on_cpu0(int value) {
-  am::mesh m({1}, {am::devices()[0]}, {"x"});
-  return am::device_put(am::host_array::scalar(value), am::make_named_sharding(m, am::P()));
-}
-
-am::spec_tree same_as_first(const am::spec_tree& in) { return in[0]; }
+using am::testing::same_as_first;
 
 std::atomic<bool> slow_entered{false};
 const auto slow = am::colocated_python("stop.slow", [](const am::array& x) {
@@ -46,7 +42,7 @@ void wait_until_entered() {
 
 TEST_CASE("colocated stop: calls after stop() are refused", "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
-  auto x = scalar_on_cpu0(1);
+  auto x = am::testing::scalar_on_device(1);
   auto f = slow.specialize({.out_specs_fn = same_as_first});
   rt.stop();
   CHECK_THROWS_AS(f(x), am::runtime_error);
@@ -56,7 +52,7 @@ TEST_CASE("colocated stop: a call still queued behind a running one fails", "[un
   am::runtime rt(am::test::cpu_options(1));
   slow_entered = false;
   auto f = slow.specialize({.out_specs_fn = same_as_first});
-  auto x = scalar_on_cpu0(1);
+  auto x = am::testing::scalar_on_device(1);
   x.block_until_ready();
   auto running = f(x);
   auto queued = f(x); // same lane: waits for the first
@@ -70,7 +66,7 @@ TEST_CASE("colocated stop: a method still running lets the runtime stop, queued 
   slow_entered = false;
   auto s = sleeper_class();
   auto nap = s.method<am::array(am::array)>("nap").specialize({.out_specs_fn = same_as_first});
-  auto x = scalar_on_cpu0(1);
+  auto x = am::testing::scalar_on_device(1);
   x.block_until_ready();
   auto running = nap(x);
   auto queued = nap(x);

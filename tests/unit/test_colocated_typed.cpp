@@ -9,16 +9,12 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+#include "support/colocated_values.hpp"
 #include "support/cpu_options.hpp"
 
 namespace {
 
-am::array typed_scalar_on(int value, int device = 0) {
-  am::mesh m({1}, {am::devices()[static_cast<std::size_t>(device)]}, {"x"});
-  return am::device_put(am::host_array::scalar(value), am::make_named_sharding(m, am::P()));
-}
-
-int typed_value_of(const am::array& a) { return a.to_host().item<int>(); }
+using am::testing::value_of;
 
 using typed_list = std::vector<am::array>;
 
@@ -92,27 +88,27 @@ TEST_CASE("colocated typed: a method called by its member pointer, with a host a
           "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
   auto v = typed_value_class(am::host_array::scalar(5));
-  CHECK(typed_value_of(v.call(&typed_value::plus, typed_scalar_on(1))) == 6);
-  CHECK(typed_value_of(v.call(&typed_value::sum, typed_scalar_on(1), typed_scalar_on(2))) == 8);
-  auto each = v.call(&typed_value::each_plus, typed_list{typed_scalar_on(1), typed_scalar_on(2)});
+  CHECK(value_of(v.call(&typed_value::plus, am::testing::scalar_on_device(1))) == 6);
+  CHECK(value_of(v.call(&typed_value::sum, am::testing::scalar_on_device(1), am::testing::scalar_on_device(2))) == 8);
+  auto each = v.call(&typed_value::each_plus, typed_list{am::testing::scalar_on_device(1), am::testing::scalar_on_device(2)});
   REQUIRE(each.size() == 2);
-  CHECK(typed_value_of(each[0]) == 6);
-  CHECK(typed_value_of(each[1]) == 7);
+  CHECK(value_of(each[0]) == 6);
+  CHECK(value_of(each[1]) == 7);
   // The typed method wrapper is the string-named one: the same instance, the same learned specs.
   auto plus = v.method(&typed_value::plus);
   CHECK(plus.name() == "plus");
-  CHECK(typed_value_of(plus(typed_scalar_on(3))) == 8);
+  CHECK(value_of(plus(am::testing::scalar_on_device(3))) == 8);
   CHECK(v.method<am::array(am::array)>("plus").known_signatures() == 1);
   // Specialized like any colocated function, and asynchronous from its first call.
   auto async_plus = v.method(&typed_value::plus).specialize({.out_specs_fn = [](const am::spec_tree& in) { return in[0]; }});
-  CHECK(typed_value_of(async_plus(typed_scalar_on(4, 1))) == 9);
+  CHECK(value_of(async_plus(am::testing::scalar_on_device(4, 1))) == 9);
 }
 
 TEST_CASE("colocated typed: a member function never given to def is refused naming the class",
           "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(1));
   auto v = typed_value_class(am::host_array::scalar(1));
-  CHECK_THROWS_WITH(v.call(&typed_value::unregistered, typed_scalar_on(1)),
+  CHECK_THROWS_WITH(v.call(&typed_value::unregistered, am::testing::scalar_on_device(1)),
                     Catch::Contains("colocated class 'test.typed.value' has no method registered for this member function"));
   CHECK_THROWS_AS(v.method(&typed_value::unregistered), am::value_error);
 }
@@ -120,24 +116,24 @@ TEST_CASE("colocated typed: a member function never given to def is refused nami
 TEST_CASE("colocated typed: one function with an array and a tree signature, as JAX's add_one",
           "[unit][colocated]") {
   am::runtime rt(am::test::cpu_options(2));
-  CHECK(typed_value_of(typed_add_one(typed_scalar_on(1))) == 2);
-  auto tree = typed_add_one(typed_list{typed_scalar_on(1), typed_scalar_on(10)});
+  CHECK(value_of(typed_add_one(am::testing::scalar_on_device(1))) == 2);
+  auto tree = typed_add_one(typed_list{am::testing::scalar_on_device(1), am::testing::scalar_on_device(10)});
   REQUIRE(tree.size() == 2);
-  CHECK(typed_value_of(tree[0]) == 2);
-  CHECK(typed_value_of(tree[1]) == 11);
+  CHECK(value_of(tree[0]) == 2);
+  CHECK(value_of(tree[1]) == 11);
   CHECK(typed_add_one.overload<0>().name() == "test.typed.add_one#0");
   CHECK(typed_add_one.overload<1>().name() == "test.typed.add_one#1");
   // Each signature is registered: the string form finds it (a call from code that knows the name).
   auto by_name = am::colocated_function<typed_list(typed_list)>::registered("test.typed.add_one#1");
-  CHECK(typed_value_of(by_name(typed_list{typed_scalar_on(3)})[0]) == 4);
+  CHECK(value_of(by_name(typed_list{am::testing::scalar_on_device(3)})[0]) == 4);
   // Specializing the overloads specializes every signature.
   auto async = typed_add_one.specialize({.out_specs_fn = [](const am::spec_tree& in) { return in[0]; }});
-  CHECK(typed_value_of(async(typed_list{typed_scalar_on(5, 1)})[0]) == 6);
+  CHECK(value_of(async(typed_list{am::testing::scalar_on_device(5, 1)})[0]) == 6);
   // A templated body works the same way.
-  CHECK(typed_value_of(typed_twice(typed_scalar_on(4))) == 8);
-  auto [a, b] = typed_twice(typed_scalar_on(1), typed_scalar_on(2));
-  CHECK(typed_value_of(a) == 2);
-  CHECK(typed_value_of(b) == 4);
+  CHECK(value_of(typed_twice(am::testing::scalar_on_device(4))) == 8);
+  auto [a, b] = typed_twice(am::testing::scalar_on_device(1), am::testing::scalar_on_device(2));
+  CHECK(value_of(a) == 2);
+  CHECK(value_of(b) == 4);
 }
 
 TEST_CASE("colocated typed: host arrays and values that travel are constructor arguments a worker can build from",

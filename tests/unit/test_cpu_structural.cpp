@@ -134,7 +134,7 @@ void check_sources_and_structure(const am::device& d) {
 
 /// The reference reduction, accumulating as documented (wrapping integers, float for 16-bit floats).
 template <class T>
-std::vector<T> reference_reduce(opcode op, const std::vector<T>& in, const am::shape_t& s,
+std::vector<T> wrapping_reference_reduce(opcode op, const std::vector<T>& in, const am::shape_t& s,
                                 const std::vector<std::int64_t>& axes) {
   am::shape_t kept;
   for (std::size_t d = 0; d < s.size(); ++d)
@@ -173,7 +173,7 @@ void check_reductions(const am::device& d) {
       am::program_builder b("reduce");
       b.output(b.reduce(op, b.parameter({dt, s}), axes));
       auto got = from_bytes<T>(run_on(d, b.build(), {to_bytes(in)})[0]);
-      check_same(got, reference_reduce(op, in, s, axes),
+      check_same(got, wrapping_reference_reduce(op, in, s, axes),
                  std::string(am::name(dt)) + " " + std::string(am::opcode_name(op)) + " over "
                    + std::to_string(axes.size()) + " axes");
     }

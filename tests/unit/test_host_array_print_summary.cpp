@@ -3,6 +3,8 @@
 // np.printoptions where options are given), generated once with python and pasted as data.
 #include <catch2/catch.hpp>
 
+#include "support/arrays.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -14,11 +16,7 @@ using am::host_array;
 
 namespace {
 
-// An array of `type` holding these values (converted as astype converts).
-template <class T>
-host_array make(std::vector<T> values, host_array::shape_type shape, dtype type) {
-  return host_array::from_vector<T>(values, std::move(shape)).astype(type);
-}
+using am::testing::array_of;
 
 host_array every_third(std::int64_t n) {
   std::vector<bool> v(static_cast<std::size_t>(n));
@@ -358,19 +356,19 @@ TEST_CASE("host_array print: summarized float32", "[host_array_print]") {
 }
 
 TEST_CASE("host_array print: option precision 3", "[host_array_print]") {
-  const host_array a = make<double>({0.3333333333333333, 0.6666666666666666, 10.0}, {3}, dtype::float64);
+  const host_array a = array_of<double>({0.3333333333333333, 0.6666666666666666, 10.0}, {3}, dtype::float64);
   CHECK(am::to_string(a, am::print_options{.precision = 3}) == R"np([ 0.333  0.667 10.   ])np");
   CHECK(am::repr(a, am::print_options{.precision = 3}) == R"np(array([ 0.333,  0.667, 10.   ]))np");
 }
 
 TEST_CASE("host_array print: option threshold 5 edgeitems 1", "[host_array_print]") {
-  const host_array a = make<std::int64_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {10}, dtype::int64);
+  const host_array a = array_of<std::int64_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {10}, dtype::int64);
   CHECK(am::to_string(a, am::print_options{.threshold = 5, .edgeitems = 1}) == R"np([0 ... 9])np");
   CHECK(am::repr(a, am::print_options{.threshold = 5, .edgeitems = 1}) == R"np(array([0, ..., 9], shape=(10,)))np");
 }
 
 TEST_CASE("host_array print: option linewidth 20", "[host_array_print]") {
-  const host_array a = make<double>({0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}, {10}, dtype::float64);
+  const host_array a = array_of<double>({0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}, {10}, dtype::float64);
   CHECK(am::to_string(a, am::print_options{.linewidth = 20}) == R"np([0. 1. 2. 3. 4. 5.
  6. 7. 8. 9.])np");
   CHECK(am::repr(a, am::print_options{.linewidth = 20}) == R"np(array([0., 1., 2.,
