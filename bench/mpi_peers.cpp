@@ -1,7 +1,8 @@
 // The Open MPI peers of the cluster benchmarks, run by bench/run_cluster_bench.sh
 // in the same run as the actormesh figures they anchor:
 //
-//   mpi_peers barrier [--warmup W] [--rounds R]         MPI_Barrier, rank 0 times each one back to
+//   mpi_peers barrier [--warmup W] [--warmup-ms T] [--rounds R]
+//                                                       MPI_Barrier, rank 0 times each one back to
 //                                                       back: median and 10th/90th percentiles,
 //                                                       against bench_cluster_barrier
 //   mpi_peers allreduce [--mib M] [--warmup W] [--rounds R]
@@ -53,16 +54,28 @@ using am::bench::percentile;
 
 int barrier(int argc, char** argv, int rank, int n) {
   am::bench::flags flag(argc, argv, "mpi_peers barrier: MPI_Barrier across the ranks");
-  long long warmup = flag.integer("--warmup", 200, "untimed rounds first");
+  long long warmup = flag.integer("--warmup", 200, "untimed rounds first, at least");
+  long long warmup_ms = flag.integer("--warmup-ms", 300, "warm up until rank 0 has spent this long in it");
   long long rounds = std::max(1LL, flag.integer("--rounds", 2000, "timed rounds"));
   flag.finish();
   std::vector<double> us;
   us.reserve(static_cast<std::size_t>(rounds));
-  for (long long k = 0; k < warmup + rounds; ++k) {
+  // The warm-up of bench_cluster_barrier: at least `warmup` rounds and `warmup_ms` on rank 0's
+  // clock, which rank 0 announces every 100 rounds.
+  const double warm_start = MPI_Wtime();
+  for (long long k = 1;; ++k) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (k >= warmup && k % 100 == 0) {
+      int warm = (MPI_Wtime() - warm_start) * 1e3 >= static_cast<double>(warmup_ms) ? 1 : 0;
+      MPI_Bcast(&warm, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (warm != 0)
+        break;
+    }
+  }
+  for (long long k = 0; k < rounds; ++k) {
     double start = MPI_Wtime();
     MPI_Barrier(MPI_COMM_WORLD);
-    if (k >= warmup)
-      us.push_back((MPI_Wtime() - start) * 1e6);
+    us.push_back((MPI_Wtime() - start) * 1e6);
   }
   if (rank == 0) {
     std::printf("MPI_Barrier, %d ranks, %lld rounds: median %.1f us, p10 %.1f, p90 %.1f\n", n, rounds,

@@ -1,6 +1,7 @@
 /// JAX's jax.experimental.multihost_utils in C++: synchronizing and communicating across the
 /// processes of a multi-controller cluster. Every process calls these in the same order (they are
-/// collectives over all processes, run by the collectives engine and checked by the supervisor);
+/// collectives over all processes, run by the collectives engine, whose participants check each
+/// other's calls);
 /// each takes a tree (multihost/tree.hpp) and returns one. REFERENCE.md has the semantics;
 /// doc/multihost_utilities.md the examples.
 ///
