@@ -67,6 +67,13 @@ authenticated_pair::~authenticated_pair() {
   drop_all();
   if (state_ == LISTENING)
     close_listener();
+  // Leave Gloo's loop while this is still an authenticated_pair, with the soft close ~Pair would
+  // make: left to ~Pair, the connected socket stayed registered after this destructor ended, and
+  // the loop thread could enter handleEvents between the two and read members already destroyed
+  // (UBSan, under ctest -j2: "member access within address ... object is of type
+  // 'gloo::transport::tcp::Pair'"). Gloo's loop skips a pair whose lock is held.
+  if (state_ != CLOSED)
+    changeState(CLOSED);
 }
 
 void authenticated_pair::connect(const std::vector<char>& bytes) {
