@@ -5,13 +5,10 @@
 #include "sharding/detail/addressable.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace am::detail {
 
-namespace {
-
-std::vector<int> id_set(const std::vector<device>& devices) {
+std::vector<int> device_id_set(const std::vector<device>& devices) {
   std::vector<int> ids;
   for (auto& d : devices)
     ids.push_back(d.id);
@@ -19,8 +16,6 @@ std::vector<int> id_set(const std::vector<device>& devices) {
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
 }
-
-} // namespace
 
 std::string device_list_text(const std::vector<device>& devices) {
   std::string out = "[";
@@ -43,7 +38,7 @@ std::vector<device> call_devices(const std::vector<array>& inputs, const std::op
     throw value_error("All arguments must use the same device list, but got multiple device lists: " + text + "}.");
   }
   if (specialized) {
-    if (!lists.empty() && id_set(lists[0]) != id_set(*specialized))
+    if (!lists.empty() && device_id_set(lists[0]) != device_id_set(*specialized))
       throw value_error("colocated_python: the arguments are on " + device_list_text(lists[0])
                         + " but the function was specialized with devices " + device_list_text(*specialized));
     // The same devices in another order: the call follows its inputs' order, as JAX's does.
@@ -73,10 +68,10 @@ void check_runs_here(const std::vector<device>& devices) {
 }
 
 void check_output_devices(const std::vector<array>& outputs, const std::vector<device>& devices) {
-  auto want = id_set(devices);
+  auto want = device_id_set(devices);
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     auto& got = outputs[k].sharding()->device_assignment();
-    if (id_set(got) != want)
+    if (device_id_set(got) != want)
       throw value_error("colocated_python: inputs and outputs must use the same devices, but the call runs on "
                         + device_list_text(devices) + " and output " + std::to_string(k) + " is on "
                         + device_list_text(got));

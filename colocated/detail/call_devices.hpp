@@ -26,6 +26,10 @@ void check_runs_here(const std::vector<device>& devices);
 /// Throws am::value_error unless every output is on the call's set of devices.
 void check_output_devices(const std::vector<array>& outputs, const std::vector<device>& devices);
 
+/// The sorted, distinct ids of `devices`: a call's set of devices whatever their order (a
+/// specialized function takes its inputs in any order; an object keeps one instance per set).
+std::vector<int> device_id_set(const std::vector<device>& devices);
+
 /// `[CpuDevice(id=0), CpuDevice(id=1)]`.
 std::string device_list_text(const std::vector<device>& devices);
 

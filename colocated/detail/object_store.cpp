@@ -3,26 +3,17 @@
 #include "actormesh/actors/future.hpp"
 #include "colocated/detail/instance_actor.hpp"
 #include "colocated/detail/body_scope.hpp"
+#include "colocated/detail/call_devices.hpp"
 #include "devices/detail/actor_system_of.hpp"
 #include "devices/runtime_context.hpp"
 
 #include <caf/actor_system.hpp>
 
-#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
 
 namespace am::detail {
-
-std::vector<int> device_set_key(const std::vector<device>& devices) {
-  std::vector<int> key;
-  for (auto& d : devices)
-    key.push_back(d.id);
-  std::sort(key.begin(), key.end());
-  key.erase(std::unique(key.begin(), key.end()), key.end());
-  return key;
-}
 
 /// The instances of one runtime, by object and device set: a service of the runtime, so that it
 /// is destroyed (stopping every instance) when the runtime stops, while its actor system is there.
@@ -42,7 +33,7 @@ public:
   /// The instance of `record` for the device set `devices`, spawned on first use.
   caf::actor instance(const object_record& record, const std::vector<device>& devices) {
     std::lock_guard<std::mutex> guard(mutex_);
-    auto& slot = instances_[record.uid][device_set_key(devices)];
+    auto& slot = instances_[record.uid][device_id_set(devices)];
     if (!slot)
       slot = spawn_instance(system_, record.factory, devices);
     return slot;
